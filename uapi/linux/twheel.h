@@ -1,0 +1,209 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * twheel.h - userspace ABI of /dev/twheel
+ *
+ * Each open file of /dev/twheel is a private set of timeouts. Timeouts are
+ * armed, re-armed and cancelled with the ioctls below, one at a time or in a
+ * batch; expiries are read() as struct twheel_event records, and poll/epoll
+ * report EPOLLIN while at least one record is ready.
+ *
+ * All times are nanoseconds of CLOCK_MONOTONIC. A timeout never fires early
+ * and fires at most one tick (twheel_info.tick_ns) plus the machine's wake-up
+ * latency late.
+ *
+ * Growth rules: structures only grow at their end; every structure passed
+ * to an ioctl has a *_SIZE_VER0 constant. The kernel accepts any size from
+ * *_SIZE_VER0 up: bytes it does not know must be zero (-E2BIG otherwise),
+ * fields a caller does not pass read as zero. Every flag word is checked
+ * against its *_ALL mask and every reserved field must be zero (-EINVAL).
+ * TWHEEL_IOC_INFO says which ioctls, flags and limits the running module has.
+ */
+#ifndef _UAPI_LINUX_TWHEEL_H
+#define _UAPI_LINUX_TWHEEL_H
+
+#include <linux/ioctl.h>
+#include <linux/types.h>
+
+/* Version of this ABI; bumped when something is added. */
+#define TWHEEL_API_VERSION		1
+
+/* ioctl type 0xBA: unassigned in Documentation/userspace-api/ioctl/ioctl-number.rst. */
+#define TWHEEL_IOC_MAGIC		0xBA
+
+/* Flags of struct twheel_arm and of TWHEEL_OP_ARM / TWHEEL_OP_REARM. */
+/* @expires is an absolute CLOCK_MONOTONIC deadline, not a delay. */
+#define TWHEEL_ARM_ABS			(1U << 0)
+/* Run the timeout on CPU @cpu rather than on the caller's CPU. */
+#define TWHEEL_ARM_CPU			(1U << 1)
+/* Periodic: the next period starts when the event is read (fixed delay). */
+#define TWHEEL_ARM_FIXED_DELAY		(1U << 2)
+#define TWHEEL_ARM_FLAGS_ALL		(TWHEEL_ARM_ABS | TWHEEL_ARM_CPU | \
+					 TWHEEL_ARM_FIXED_DELAY)
+
+/**
+ * struct twheel_arm - arm a new timeout (TWHEEL_IOC_ARM)
+ * @cookie: caller's value, returned in every event of this timeout
+ * @expires: delay in ns, or absolute deadline with TWHEEL_ARM_ABS
+ * @period: 0 for one-shot, else the period in ns (at least one tick)
+ * @flags: TWHEEL_ARM_*
+ * @cpu: CPU to run on, with TWHEEL_ARM_CPU; must be zero otherwise
+ * @handle: out: the new timeout's handle (never 0)
+ */
+struct twheel_arm {
+	__u64 cookie;
+	__u64 expires;
+	__u64 period;
+	__u32 flags;
+	__u32 cpu;
+	__u64 handle;
+};
+#define TWHEEL_ARM_SIZE_VER0		40
+
+/**
+ * struct twheel_rearm - move a live timeout to a new expiry (TWHEEL_IOC_REARM)
+ * @handle: the timeout
+ * @expires: delay in ns, or absolute deadline with TWHEEL_ARM_ABS
+ * @flags: TWHEEL_ARM_ABS only
+ * @reserved: must be zero
+ *
+ * The period, mode, CPU and cookie stay as armed. A record of this timeout
+ * that is queued and not yet read is dropped.
+ */
+struct twheel_rearm {
+	__u64 handle;
+	__u64 expires;
+	__u32 flags;
+	__u32 reserved;
+};
+#define TWHEEL_REARM_SIZE_VER0		24
+
+/**
+ * struct twheel_cancel - cancel a live timeout (TWHEEL_IOC_CANCEL)
+ * @handle: the timeout
+ * @flags: none defined yet; must be zero
+ * @reserved: must be zero
+ *
+ * After a successful cancel no event of @handle is ever read, even one that
+ * was already queued, and @handle is dead.
+ */
+struct twheel_cancel {
+	__u64 handle;
+	__u32 flags;
+	__u32 reserved;
+};
+#define TWHEEL_CANCEL_SIZE_VER0		16
+
+/* Operations of struct twheel_op. */
+#define TWHEEL_OP_ARM			1
+#define TWHEEL_OP_REARM			2
+#define TWHEEL_OP_CANCEL		3
+
+/**
+ * struct twheel_op - one operation of a batch
+ * @op: TWHEEL_OP_*
+ * @flags: as struct twheel_arm (ARM), struct twheel_rearm (REARM), 0 (CANCEL)
+ * @handle: in for REARM and CANCEL; out for ARM
+ * @cookie: ARM only, else zero
+ * @expires: ARM and REARM, else zero
+ * @period: ARM only, else zero
+ * @cpu: ARM with TWHEEL_ARM_CPU, else zero
+ * @result: out: 0 on success or a negative errno for this operation
+ */
+struct twheel_op {
+	__u32 op;
+	__u32 flags;
+	__u64 handle;
+	__u64 cookie;
+	__u64 expires;
+	__u64 period;
+	__u32 cpu;
+	__s32 result;
+};
+
+/**
+ * struct twheel_batch - apply an array of operations in order (TWHEEL_IOC_BATCH)
+ * @ops: user pointer to @count struct twheel_op, read and written back
+ * @count: number of operations, 1 to twheel_info.max_batch
+ * @op_size: sizeof(struct twheel_op) as the caller knows it
+ * @flags: none defined yet; must be zero
+ * @reserved: must be zero
+ *
+ * Each operation's outcome is in its own @result; one bad operation does not
+ * stop the others. The ioctl returns 0 once all results are written back,
+ * -EFAULT (nothing applied) when the array cannot be read or written.
+ */
+struct twheel_batch {
+	__u64 ops;
+	__u32 count;
+	__u32 op_size;
+	__u32 flags;
+	__u32 reserved;
+};
+#define TWHEEL_BATCH_SIZE_VER0		24
+
+/* Bits of twheel_info.ioctls: which ioctls the module has. */
+#define TWHEEL_FEAT_INFO		(1ULL << 0)
+#define TWHEEL_FEAT_ARM			(1ULL << 1)
+#define TWHEEL_FEAT_REARM		(1ULL << 2)
+#define TWHEEL_FEAT_CANCEL		(1ULL << 3)
+#define TWHEEL_FEAT_BATCH		(1ULL << 4)
+
+/**
+ * struct twheel_info - what the running module supports (TWHEEL_IOC_INFO)
+ * @api_version: TWHEEL_API_VERSION of the module
+ * @size: sizeof(struct twheel_info) as the module knows it
+ * @ioctls: TWHEEL_FEAT_* bits
+ * @arm_flags: the TWHEEL_ARM_* flags the module accepts
+ * @event_size: sizeof(struct twheel_event) that read() returns
+ * @tick_ns: wheel tick; also the shortest period
+ * @max_delay_ns: longest delay accepted (-ERANGE beyond)
+ * @max_pending: live timeouts one open file may hold (-ENOSPC beyond)
+ * @max_batch: operations one TWHEEL_IOC_BATCH may carry
+ */
+struct twheel_info {
+	__u32 api_version;
+	__u32 size;
+	__u64 ioctls;
+	__u32 arm_flags;
+	__u32 event_size;
+	__u64 tick_ns;
+	__u64 max_delay_ns;
+	__u32 max_pending;
+	__u32 max_batch;
+};
+#define TWHEEL_INFO_SIZE_VER0		48
+
+/* Flags of struct twheel_event. */
+/* The timeout is periodic and stays armed. */
+#define TWHEEL_EV_PERIODIC		(1U << 0)
+
+/**
+ * struct twheel_event - one expiry record returned by read()
+ * @handle: the timeout
+ * @cookie: its cookie
+ * @deadline: CLOCK_MONOTONIC deadline of the first expiry in this record
+ * @expired: CLOCK_MONOTONIC time at which that expiry was delivered
+ * @overrun: expiries after the first that this record also stands for
+ *           (fixed-rate periodic timeouts whose reader fell behind)
+ * @flags: TWHEEL_EV_*
+ * @reserved: zero
+ *
+ * A one-shot timeout's handle is dead once its record has been read.
+ */
+struct twheel_event {
+	__u64 handle;
+	__u64 cookie;
+	__u64 deadline;
+	__u64 expired;
+	__u64 overrun;
+	__u32 flags;
+	__u32 reserved;
+};
+
+#define TWHEEL_IOC_INFO		_IOR(TWHEEL_IOC_MAGIC, 0x00, struct twheel_info)
+#define TWHEEL_IOC_ARM		_IOWR(TWHEEL_IOC_MAGIC, 0x01, struct twheel_arm)
+#define TWHEEL_IOC_REARM	_IOW(TWHEEL_IOC_MAGIC, 0x02, struct twheel_rearm)
+#define TWHEEL_IOC_CANCEL	_IOW(TWHEEL_IOC_MAGIC, 0x03, struct twheel_cancel)
+#define TWHEEL_IOC_BATCH	_IOW(TWHEEL_IOC_MAGIC, 0x04, struct twheel_batch)
+
+#endif /* _UAPI_LINUX_TWHEEL_H */
