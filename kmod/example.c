@@ -25,9 +25,9 @@
 
 #include "twheel.h"
 
-#define EXAMPLE_PERIOD_NS	(100 * NSEC_PER_MSEC)
+#define EXAMPLE_PERIOD_NS	(100ULL * NSEC_PER_MSEC)
 #define EXAMPLE_NR_REQUESTS	8
-#define EXAMPLE_REQUEST_NS	(500 * NSEC_PER_MSEC)
+#define EXAMPLE_REQUEST_NS	(500ULL * NSEC_PER_MSEC)
 
 /**
  * struct example_heartbeat - a periodic timeout embedded in its owner
