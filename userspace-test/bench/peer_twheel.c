@@ -1,0 +1,274 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * peer_twheel.c - /dev/twheel, one ioctl per operation or batched
+ *
+ * One open file holds all the slots of a peer. "twheel" issues one
+ * TWHEEL_IOC_ARM / REARM / CANCEL per operation; "twheel-bN" queues
+ * struct twheel_op records and submits N of them per TWHEEL_IOC_BATCH.
+ * The slot number is the cookie; the handle the kernel returns is kept per
+ * slot. Expiries are read() as struct twheel_event records, 256 per call,
+ * after poll() when the caller wants to wait.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <linux/twheel.h>
+
+#include "bench.h"
+
+#define TW_EVENTS	256
+
+struct tw {
+	int fd;
+	uint64_t *handle;
+	unsigned char *armed;
+	struct twheel_op *ops;
+	unsigned int queued;
+	uint64_t errors;
+	int last_err;
+	struct peer *p;
+};
+
+const char *twheel_dev = "/dev/twheel";
+
+static int tw_open(struct peer *p, uint32_t capacity)
+{
+	struct tw *t = xcalloc(1, sizeof(*t));
+	struct twheel_info info;
+
+	t->fd = open(twheel_dev, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	if (t->fd < 0) {
+		int err = -errno;
+
+		free(t);
+		return err;
+	}
+	memset(&info, 0, sizeof(info));
+	if (ioctl(t->fd, TWHEEL_IOC_INFO, &info) == 0) {
+		if (info.max_batch && p->batch > info.max_batch)
+			p->batch = info.max_batch;
+		if (info.max_pending && capacity > info.max_pending)
+			note("%s: %u slots > max_pending %u", p->label,
+			     capacity, info.max_pending);
+	}
+	t->handle = xcalloc(capacity, sizeof(*t->handle));
+	t->armed = xcalloc(capacity, 1);
+	t->ops = xcalloc(p->batch ? p->batch : 1, sizeof(*t->ops));
+	t->p = p;
+	p->priv = t;
+	return 0;
+}
+
+static int tw_err(struct tw *t, int err)
+{
+	t->p->errors++;
+	t->errors++;
+	t->last_err = err;
+	return err;
+}
+
+static int tw_submit(struct peer *p)
+{
+	struct tw *t = p->priv;
+	struct twheel_batch b;
+	unsigned int i;
+
+	if (!t->queued)
+		return 0;
+	memset(&b, 0, sizeof(b));
+	b.ops = (uint64_t)(uintptr_t)t->ops;
+	b.count = t->queued;
+	b.op_size = sizeof(struct twheel_op);
+	p->syscalls++;
+	if (ioctl(t->fd, TWHEEL_IOC_BATCH, &b)) {
+		t->queued = 0;
+		return tw_err(t, -errno);
+	}
+	for (i = 0; i < t->queued; i++) {
+		struct twheel_op *op = &t->ops[i];
+
+		if (op->result) {
+			tw_err(t, op->result);
+			continue;
+		}
+		if (op->op == TWHEEL_OP_ARM)
+			t->handle[op->cookie] = op->handle;
+	}
+	t->queued = 0;
+	return 0;
+}
+
+static struct twheel_op *tw_op(struct peer *p)
+{
+	struct tw *t = p->priv;
+	struct twheel_op *op = &t->ops[t->queued];
+
+	memset(op, 0, sizeof(*op));
+	return op;
+}
+
+static int tw_queued(struct peer *p)
+{
+	struct tw *t = p->priv;
+
+	if (++t->queued >= p->batch)
+		return tw_submit(p);
+	return 0;
+}
+
+static int tw_arm(struct peer *p, uint32_t slot, uint64_t ns, bool abs)
+{
+	struct tw *t = p->priv;
+	struct twheel_arm a;
+	struct twheel_op *op;
+
+	t->armed[slot] = 1;
+	if (p->batch <= 1 && p->ops == &twheel_ops) {
+		memset(&a, 0, sizeof(a));
+		a.cookie = slot;
+		a.expires = ns;
+		a.flags = abs ? TWHEEL_ARM_ABS : 0;
+		p->syscalls++;
+		if (ioctl(t->fd, TWHEEL_IOC_ARM, &a))
+			return tw_err(t, -errno);
+		t->handle[slot] = a.handle;
+		return 0;
+	}
+	op = tw_op(p);
+	op->op = TWHEEL_OP_ARM;
+	op->flags = abs ? TWHEEL_ARM_ABS : 0;
+	op->cookie = slot;
+	op->expires = ns;
+	return tw_queued(p);
+}
+
+static int tw_rearm(struct peer *p, uint32_t slot, uint64_t ns)
+{
+	struct tw *t = p->priv;
+	struct twheel_rearm r;
+	struct twheel_op *op;
+
+	if (p->batch <= 1 && p->ops == &twheel_ops) {
+		memset(&r, 0, sizeof(r));
+		r.handle = t->handle[slot];
+		r.expires = ns;
+		p->syscalls++;
+		if (ioctl(t->fd, TWHEEL_IOC_REARM, &r))
+			return tw_err(t, -errno);
+		return 0;
+	}
+	op = tw_op(p);
+	op->op = TWHEEL_OP_REARM;
+	op->handle = t->handle[slot];
+	op->expires = ns;
+	return tw_queued(p);
+}
+
+static int tw_cancel(struct peer *p, uint32_t slot)
+{
+	struct tw *t = p->priv;
+	struct twheel_cancel c;
+	struct twheel_op *op;
+
+	t->armed[slot] = 0;
+	if (p->batch <= 1 && p->ops == &twheel_ops) {
+		memset(&c, 0, sizeof(c));
+		c.handle = t->handle[slot];
+		p->syscalls++;
+		if (ioctl(t->fd, TWHEEL_IOC_CANCEL, &c))
+			return tw_err(t, -errno);
+		return 0;
+	}
+	op = tw_op(p);
+	op->op = TWHEEL_OP_CANCEL;
+	op->handle = t->handle[slot];
+	return tw_queued(p);
+}
+
+static int tw_flush(struct peer *p)
+{
+	return tw_submit(p);
+}
+
+static int tw_drain(struct peer *p, int timeout_ms, expire_fn fn, void *arg)
+{
+	struct tw *t = p->priv;
+	struct twheel_event ev[TW_EVENTS];
+	struct pollfd pfd = { .fd = t->fd, .events = POLLIN };
+	ssize_t n;
+	int i, got = 0;
+	uint64_t now;
+
+	tw_submit(p);
+	if (timeout_ms > 0) {
+		p->syscalls++;
+		if (poll(&pfd, 1, timeout_ms) <= 0)
+			return 0;
+	}
+	for (;;) {
+		p->syscalls++;
+		n = read(t->fd, ev, sizeof(ev));
+		if (n <= 0)
+			break;
+		now = now_ns();
+		n /= (ssize_t)sizeof(ev[0]);
+		for (i = 0; i < n; i++) {
+			uint64_t slot = ev[i].cookie;
+
+			if (slot >= p->capacity || !t->armed[slot] ||
+			    t->handle[slot] != ev[i].handle) {
+				p->stale++;
+				continue;
+			}
+			t->armed[slot] = 0;
+			fn(arg, (uint32_t)slot, now, ev[i].expired);
+			got++;
+		}
+		if (n < TW_EVENTS)
+			break;
+	}
+	return got;
+}
+
+static void tw_close(struct peer *p)
+{
+	struct tw *t = p->priv;
+
+	if (t->errors)
+		note("%s: %llu operations failed, last %s", p->label,
+		     (unsigned long long)t->errors, strerror(-t->last_err));
+	close(t->fd);
+	free(t->handle);
+	free(t->armed);
+	free(t->ops);
+	free(t);
+	p->priv = NULL;
+}
+
+const struct peer_ops twheel_ops = {
+	.name = "twheel",
+	.open = tw_open,
+	.arm = tw_arm,
+	.rearm = tw_rearm,
+	.cancel = tw_cancel,
+	.flush = tw_flush,
+	.drain = tw_drain,
+	.close = tw_close,
+};
+
+const struct peer_ops twheel_batch_ops = {
+	.name = "twheel-batch",
+	.open = tw_open,
+	.arm = tw_arm,
+	.rearm = tw_rearm,
+	.cancel = tw_cancel,
+	.flush = tw_flush,
+	.drain = tw_drain,
+	.close = tw_close,
+};

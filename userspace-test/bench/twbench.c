@@ -1,0 +1,903 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * twbench.c - the workloads of `make bench`, run against any peer
+ *
+ *   twbench churn    --peer P --pending N [--ops M] [--time S]
+ *   twbench rearm    --peer P --pending N ...
+ *   twbench cancel   --peer P --pending N ...
+ *   twbench expiry   --peer P --count K [--spread MS]
+ *   twbench accuracy --peer P --count K [--spread MS] [--tag T]
+ *   twbench memory   --peer P --pending N
+ *   twbench idle     --peer P|none [--far] [--time S]
+ *   twbench twocpu   --peer P --pending N ...
+ *
+ * Peers: timerfd, posix, io_uring[-bN], twheel (one ioctl per operation),
+ * twheel-bN (TWHEEL_IOC_BATCH with N operations), and for accuracy only
+ * nanosleep (clock_nanosleep, the machine's own wake-up latency).
+ *
+ * Each measurement prints one JSON object on stdout; progress goes to
+ * stderr. Every loop is bounded by an operation count and a time budget, so
+ * a slow peer (io_uring's list walk at 1M pending, say) costs a bounded
+ * amount of wall time and still yields a cost per operation.
+ *
+ * Churn models request deadlines: "pending" long timeouts sit in the wheel
+ * (idle connections) while the loop arms a short deadline per request and,
+ * one window of W requests later, cancels it 90% of the time (the reply
+ * came) or lets it fire (10%: it is collected by draining expiries). The
+ * delay is chosen from a calibration run so that a cancelled deadline never
+ * fires first, even for the slowest peer. Operations = arms + cancels.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench.h"
+
+#define WINDOW		512
+#define CHECK_EVERY	64
+#define FAR_NS		(600ULL * NSEC_PER_SEC)
+#define NONE		UINT32_MAX
+
+extern const char *twheel_dev;
+
+struct opts {
+	const char *peer;
+	uint64_t pending;
+	uint64_t ops;
+	double time;
+	uint64_t count;
+	double spread_ms;
+	const char *tag;
+	int far;
+	int threads;
+	uint64_t seed;
+};
+
+static struct opts o = {
+	.ops = 200000,
+	.time = 2.0,
+	.count = 2000,
+	.spread_ms = 2000,
+	.tag = "light",
+	.threads = 1,
+	.seed = 0x9e3779b97f4a7c15ULL,
+};
+
+static void peer_init(struct peer *p, const char *label)
+{
+	const char *b = strstr(label, "-b");
+
+	memset(p, 0, sizeof(*p));
+	p->label = label;
+	p->batch = 1;
+	if (!strcmp(label, "timerfd")) {
+		p->ops = &timerfd_ops;
+	} else if (!strcmp(label, "posix")) {
+		p->ops = &posix_ops;
+	} else if (!strncmp(label, "io_uring", 8)) {
+		p->ops = &uring_ops;
+		p->batch = b ? (uint32_t)atoi(b + 2) : 256;
+	} else if (!strcmp(label, "twheel")) {
+		p->ops = &twheel_ops;
+	} else if (!strncmp(label, "twheel-b", 8)) {
+		p->ops = &twheel_batch_ops;
+		p->batch = (uint32_t)atoi(b + 2);
+	} else {
+		die("unknown peer '%s'", label);
+	}
+	if (!p->batch)
+		p->batch = 1;
+}
+
+static void peer_open(struct peer *p, uint32_t capacity)
+{
+	int ret;
+
+	p->capacity = capacity;
+	ret = p->ops->open(p, capacity);
+	if (ret)
+		die("%s: open: %s", p->label, strerror(-ret));
+}
+
+static void op_check(struct peer *p, int ret, const char *what)
+{
+	if (ret) {
+		p->errors++;
+		if (p->errors < 4)
+			note("%s: %s: %s", p->label, what, strerror(-ret));
+	}
+}
+
+static uint64_t far_delay(uint64_t *rng)
+{
+	return FAR_NS + rng_next(rng) % FAR_NS;
+}
+
+/* Arm slots [0, n) far away: the "pending" population. */
+static void arm_background(struct peer *p, uint32_t n, uint64_t *rng)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++) {
+		if (p->ops->prepare)
+			op_check(p, p->ops->prepare(p, i), "prepare");
+		op_check(p, p->ops->arm(p, i, far_delay(rng), false), "arm");
+	}
+	op_check(p, p->ops->flush(p), "flush");
+}
+
+static void common_fields(struct peer *p, uint64_t pending)
+{
+	json_u64("pending", pending);
+	json_u64("batch", p->batch);
+	json_u64("errors", p->errors);
+	json_u64("stale", p->stale);
+}
+
+/* ---------------------------------------------------------------- churn */
+
+struct churn {
+	struct peer p;
+	uint32_t n;		/* background pending */
+	uint32_t window;
+	uint32_t *win;		/* slots armed in the last window */
+	uint32_t *freelist;
+	uint32_t nfree;
+	unsigned char *state;
+	uint64_t rng;
+	uint64_t delay;
+	uint64_t ops, arms, cancels, fired, waits;
+	uint64_t setup_ns;
+	uint64_t elapsed, cpu, syscalls;
+	int cpu_pin;
+};
+
+static void churn_expired(void *arg, uint32_t slot, uint64_t now, uint64_t k)
+{
+	struct churn *c = arg;
+
+	(void)now;
+	(void)k;
+	if (slot < c->n || c->state[slot] != SLOT_QUEUED) {
+		c->p.stale++;
+		return;
+	}
+	c->state[slot] = SLOT_IDLE;
+	c->freelist[c->nfree++] = slot;
+	c->fired++;
+}
+
+static void churn_setup(struct churn *c, const char *label, uint32_t n)
+{
+	uint32_t pool, cap, i;
+	uint64_t t0;
+
+	peer_init(&c->p, label);
+	c->n = n;
+	c->window = WINDOW;
+	if (c->window < 2 * c->p.batch)
+		c->window = 2 * c->p.batch;
+	pool = 8 * c->window + 4096;
+	cap = n + pool;
+	peer_open(&c->p, cap);
+	c->win = xcalloc(c->window, sizeof(uint32_t));
+	c->freelist = xcalloc(pool, sizeof(uint32_t));
+	c->state = xcalloc(cap, 1);
+	for (i = 0; i < c->window; i++)
+		c->win[i] = NONE;
+	/* Pop order: lowest slot first. */
+	for (i = 0; i < pool; i++)
+		c->freelist[i] = cap - 1 - i;
+	c->nfree = pool;
+	t0 = now_ns();
+	if (c->p.ops->prepare)
+		for (i = n; i < cap; i++)
+			op_check(&c->p, c->p.ops->prepare(&c->p, i), "prepare");
+	arm_background(&c->p, n, &c->rng);
+	c->setup_ns = now_ns() - t0;
+}
+
+/* One churn run of at most @max_ops operations or @secs seconds. */
+static void churn_loop(struct churn *c, uint64_t max_ops, double secs)
+{
+	struct peer *p = &c->p;
+	uint64_t t0, end, it = 0, ops0 = c->ops;
+	uint32_t k = 0;
+
+	t0 = now_ns();
+	end = t0 + (uint64_t)(secs * 1e9);
+	while (c->ops - ops0 < max_ops) {
+		uint32_t s = c->win[k], slot;
+
+		if (s != NONE) {
+			if (rng_next(&c->rng) % 10) {
+				op_check(p, p->ops->cancel(p, s), "cancel");
+				c->state[s] = SLOT_IDLE;
+				c->freelist[c->nfree++] = s;
+				c->cancels++;
+				c->ops++;
+			} else {
+				c->state[s] = SLOT_QUEUED;	/* left to fire */
+			}
+		}
+		while (!c->nfree) {
+			c->waits++;
+			p->ops->drain(p, 10, churn_expired, c);
+		}
+		slot = c->freelist[--c->nfree];
+		op_check(p, p->ops->arm(p, slot, c->delay, false), "arm");
+		c->state[slot] = SLOT_ARMED;
+		c->win[k] = slot;
+		c->arms++;
+		c->ops++;
+		if (++k == c->window)
+			k = 0;
+		if (++it % CHECK_EVERY == 0) {
+			p->ops->drain(p, 0, churn_expired, c);
+			if (now_ns() > end)
+				break;
+		}
+	}
+	op_check(p, p->ops->flush(p), "flush");
+}
+
+static void churn_measure(struct churn *c, uint64_t max_ops, double secs)
+{
+	uint64_t t0, cpu0, sc0, ops0, calib;
+	double t_op;
+
+	/* Calibrate with a safe delay, then pick the real one. */
+	c->delay = 2 * NSEC_PER_SEC;
+	t0 = now_ns();
+	churn_loop(c, 4 * (uint64_t)c->window, secs / 4);
+	calib = c->ops ? c->ops : 1;
+	t_op = (double)(now_ns() - t0) / (double)calib;
+	c->delay = (uint64_t)(40.0 * c->window * t_op);
+	if (c->delay < 20 * NSEC_PER_MSEC)
+		c->delay = 20 * NSEC_PER_MSEC;
+	if (c->delay > 60 * NSEC_PER_SEC)
+		c->delay = 60 * NSEC_PER_SEC;
+
+	c->arms = c->cancels = c->fired = c->waits = 0;
+	ops0 = c->ops;
+	sc0 = c->p.syscalls;
+	cpu0 = cpu_ns();
+	t0 = now_ns();
+	churn_loop(c, max_ops, secs);
+	c->elapsed = now_ns() - t0;
+	c->cpu = cpu_ns() - cpu0;
+	c->ops -= ops0;
+	c->syscalls = c->p.syscalls - sc0;
+}
+
+static void churn_free(struct churn *c)
+{
+	c->p.ops->close(&c->p);
+	free(c->win);
+	free(c->freelist);
+	free(c->state);
+}
+
+static void churn_report(const char *workload, struct churn *c,
+			 uint64_t pending, int threads, double ops_per_sec)
+{
+	double ops = c->ops ? (double)c->ops : 1;
+
+	json_begin(workload, c->p.label);
+	common_fields(&c->p, pending);
+	json_u64("threads", threads);
+	json_u64("ops", c->ops);
+	json_u64("arms", c->arms);
+	json_u64("cancels", c->cancels);
+	json_u64("fired", c->fired);
+	json_u64("pool_waits", c->waits);
+	json_dbl("delay_ms", (double)c->delay / 1e6);
+	json_dbl("ns_per_op", (double)c->elapsed / ops);
+	json_dbl("cpu_ns_per_op", (double)c->cpu / ops);
+	json_dbl("syscalls_per_op", (double)c->syscalls / ops);
+	json_dbl("ops_per_sec", ops_per_sec);
+	json_dbl("setup_s", (double)c->setup_ns / 1e9);
+	json_dbl("setup_ns_per_timeout",
+		 pending ? (double)c->setup_ns / (double)pending : 0);
+	json_end();
+}
+
+static void do_churn(void)
+{
+	struct churn c;
+
+	memset(&c, 0, sizeof(c));
+	c.rng = o.seed;
+	churn_setup(&c, o.peer, (uint32_t)o.pending);
+	churn_measure(&c, o.ops, o.time);
+	churn_report("churn", &c, o.pending, 1,
+		     (double)c.ops * 1e9 / (double)(c.elapsed ? c.elapsed : 1));
+	churn_free(&c);
+}
+
+/* --------------------------------------------------------- rearm, cancel */
+
+static void simple_report(const char *workload, struct peer *p, uint64_t n,
+			  uint64_t ops, uint64_t elapsed, uint64_t cpu,
+			  uint64_t sc, uint64_t setup)
+{
+	double d = ops ? (double)ops : 1;
+
+	json_begin(workload, p->label);
+	common_fields(p, n);
+	json_u64("ops", ops);
+	json_dbl("ns_per_op", (double)elapsed / d);
+	json_dbl("cpu_ns_per_op", (double)cpu / d);
+	json_dbl("syscalls_per_op", (double)sc / d);
+	json_dbl("setup_s", (double)setup / 1e9);
+	json_end();
+}
+
+static void do_rearm(void)
+{
+	struct peer p;
+	uint64_t rng = o.seed, t0, cpu0, sc0, end, ops = 0, setup;
+	uint32_t n = (uint32_t)o.pending;
+
+	peer_init(&p, o.peer);
+	peer_open(&p, n);
+	t0 = now_ns();
+	arm_background(&p, n, &rng);
+	setup = now_ns() - t0;
+	sc0 = p.syscalls;
+	cpu0 = cpu_ns();
+	t0 = now_ns();
+	end = t0 + (uint64_t)(o.time * 1e9);
+	while (ops < o.ops) {
+		uint32_t s = (uint32_t)(rng_next(&rng) % n);
+
+		op_check(&p, p.ops->rearm(&p, s, far_delay(&rng)), "rearm");
+		if (++ops % CHECK_EVERY == 0 && now_ns() > end)
+			break;
+	}
+	op_check(&p, p.ops->flush(&p), "flush");
+	simple_report("rearm", &p, n, ops, now_ns() - t0, cpu_ns() - cpu0,
+		      p.syscalls - sc0, setup);
+	p.ops->close(&p);
+}
+
+static void do_cancel(void)
+{
+	struct peer p;
+	uint64_t rng = o.seed, t0, cpu0, sc0, end, ops = 0, setup;
+	uint32_t n = (uint32_t)o.pending, i, *perm;
+	uint64_t max = o.ops < n ? o.ops : n;
+
+	peer_init(&p, o.peer);
+	peer_open(&p, n);
+	perm = xcalloc(n, sizeof(*perm));
+	for (i = 0; i < n; i++)
+		perm[i] = i;
+	/* A random order of distinct victims (partial Fisher-Yates). */
+	for (i = 0; i < max; i++) {
+		uint32_t j = i + (uint32_t)(rng_next(&rng) % (n - i));
+		uint32_t tmp = perm[i];
+
+		perm[i] = perm[j];
+		perm[j] = tmp;
+	}
+	t0 = now_ns();
+	arm_background(&p, n, &rng);
+	setup = now_ns() - t0;
+	sc0 = p.syscalls;
+	cpu0 = cpu_ns();
+	t0 = now_ns();
+	end = t0 + (uint64_t)(o.time * 1e9);
+	while (ops < max) {
+		op_check(&p, p.ops->cancel(&p, perm[ops]), "cancel");
+		if (++ops % CHECK_EVERY == 0 && now_ns() > end)
+			break;
+	}
+	op_check(&p, p.ops->flush(&p), "flush");
+	simple_report("cancel", &p, n, ops, now_ns() - t0, cpu_ns() - cpu0,
+		      p.syscalls - sc0, setup);
+	free(perm);
+	p.ops->close(&p);
+}
+
+/* ------------------------------------------------------ expiry, accuracy */
+
+struct collect {
+	uint64_t *deadline;
+	unsigned char *got;
+	double *late_us;	/* received - deadline */
+	double *klate_us;	/* kernel's delivery time - deadline */
+	uint64_t n, nk, early, kearly, dup;
+};
+
+static void collect_expired(void *arg, uint32_t slot, uint64_t now,
+			    uint64_t kns)
+{
+	struct collect *c = arg;
+	double l;
+
+	if (c->got[slot]) {
+		c->dup++;
+		return;
+	}
+	c->got[slot] = 1;
+	l = ((double)now - (double)c->deadline[slot]) / 1e3;
+	if (now < c->deadline[slot])
+		c->early++;
+	c->late_us[c->n++] = l;
+	if (kns) {
+		if (kns < c->deadline[slot])
+			c->kearly++;
+		c->klate_us[c->nk++] = ((double)kns -
+					(double)c->deadline[slot]) / 1e3;
+	}
+}
+
+static void collect_init(struct collect *c, uint64_t k)
+{
+	memset(c, 0, sizeof(*c));
+	c->deadline = xcalloc(k, sizeof(uint64_t));
+	c->got = xcalloc(k, 1);
+	c->late_us = xcalloc(k, sizeof(double));
+	c->klate_us = xcalloc(k, sizeof(double));
+}
+
+static void collect_free(struct collect *c)
+{
+	free(c->deadline);
+	free(c->got);
+	free(c->late_us);
+	free(c->klate_us);
+}
+
+/* Arm @k absolute deadlines spread after a lead time; returns the last. */
+static uint64_t arm_spread(struct peer *p, struct collect *c, uint64_t k,
+			   uint64_t lead, uint64_t spread, uint64_t *rng)
+{
+	uint64_t base, last = 0, i;
+
+	if (p->ops->prepare)
+		for (i = 0; i < k; i++)
+			op_check(p, p->ops->prepare(p, (uint32_t)i), "prepare");
+	base = now_ns() + lead;
+	for (i = 0; i < k; i++) {
+		c->deadline[i] = base + rng_next(rng) % spread;
+		if (c->deadline[i] > last)
+			last = c->deadline[i];
+	}
+	for (i = 0; i < k; i++)
+		op_check(p, p->ops->arm(p, (uint32_t)i, c->deadline[i], true),
+			 "arm");
+	op_check(p, p->ops->flush(p), "flush");
+	if (now_ns() > base)
+		note("%s: arming %llu took longer than the lead time", p->label,
+		     (unsigned long long)k);
+	return last;
+}
+
+static void wait_all(struct peer *p, struct collect *c, uint64_t k,
+		     uint64_t last)
+{
+	uint64_t give_up = last + 5 * NSEC_PER_SEC;
+
+	while (c->n < k && now_ns() < give_up)
+		p->ops->drain(p, 100, collect_expired, c);
+}
+
+static void do_expiry(void)
+{
+	struct peer p;
+	struct collect c;
+	uint64_t rng = o.seed, k = o.count, last, t0, cpu0, sc0, busy0;
+	uint64_t spread = (uint64_t)(o.spread_ms * 1e6), lead;
+	uint64_t elapsed, cpu, busy;
+	double d;
+
+	peer_init(&p, o.peer);
+	peer_open(&p, (uint32_t)k);
+	collect_init(&c, k);
+	/* Leave time to arm everything before the first deadline. */
+	lead = 300 * NSEC_PER_MSEC + k * 20000ULL;
+	last = arm_spread(&p, &c, k, lead, spread, &rng);
+	sc0 = p.syscalls;
+	cpu0 = cpu_ns();
+	busy0 = proc_stat_busy_ticks();
+	t0 = now_ns();
+	wait_all(&p, &c, k, last);
+	elapsed = now_ns() - t0;
+	cpu = cpu_ns() - cpu0;
+	busy = proc_stat_busy_ticks() - busy0;
+	d = c.n ? (double)c.n : 1;
+	json_begin("expiry", p.label);
+	common_fields(&p, k);
+	json_u64("delivered", c.n);
+	json_u64("early", c.early);
+	json_u64("duplicates", c.dup);
+	json_dbl("spread_ms", o.spread_ms);
+	json_dbl("window_s", (double)elapsed / 1e9);
+	json_dbl("proc_cpu_ns_per_expiry", (double)cpu / d);
+	json_dbl("system_cpu_ns_per_expiry",
+		 (double)busy * 1e9 / (double)user_hz() / d);
+	json_dbl("syscalls_per_expiry", (double)(p.syscalls - sc0) / d);
+	json_end();
+	collect_free(&c);
+	p.ops->close(&p);
+}
+
+static void lateness_report(const char *label, const char *tag, double *v,
+			    uint64_t n, uint64_t early, uint64_t k,
+			    double spread_ms)
+{
+	double q[101];
+	int i;
+
+	qsort(v, n, sizeof(double), cmp_dbl);
+	for (i = 0; i <= 100; i++)
+		q[i] = percentile(v, n, i);
+	json_begin("accuracy", label);
+	json_str("load", tag);
+	json_u64("count", k);
+	json_u64("delivered", n);
+	json_u64("early", early);
+	json_dbl("spread_ms", spread_ms);
+	json_dbl("p50_us", percentile(v, n, 50));
+	json_dbl("p90_us", percentile(v, n, 90));
+	json_dbl("p99_us", percentile(v, n, 99));
+	json_dbl("max_us", n ? v[n - 1] : NAN);
+	json_dbl("min_us", n ? v[0] : NAN);
+	json_arr("cdf_us", q, 101);
+	json_end();
+}
+
+static void do_nanosleep_accuracy(void)
+{
+	uint64_t rng = o.seed, k = o.count, i, early = 0;
+	double *late = xcalloc(k, sizeof(double));
+	struct timespec ts;
+
+	for (i = 0; i < k; i++) {
+		uint64_t dl = now_ns() + 500000 + rng_next(&rng) % 3500000;
+		uint64_t now;
+
+		ts.tv_sec = dl / NSEC_PER_SEC;
+		ts.tv_nsec = dl % NSEC_PER_SEC;
+		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts,
+				       NULL) == EINTR)
+			;
+		now = now_ns();
+		if (now < dl)
+			early++;
+		late[i] = ((double)now - (double)dl) / 1e3;
+	}
+	lateness_report("nanosleep", o.tag, late, k, early, k, 0);
+	free(late);
+}
+
+static void do_accuracy(void)
+{
+	struct peer p;
+	struct collect c;
+	uint64_t rng = o.seed, k = o.count, last;
+	char klabel[64];
+
+	if (!strcmp(o.peer, "nanosleep")) {
+		do_nanosleep_accuracy();
+		return;
+	}
+	peer_init(&p, o.peer);
+	peer_open(&p, (uint32_t)k);
+	collect_init(&c, k);
+	last = arm_spread(&p, &c, k, 200 * NSEC_PER_MSEC + k * 20000ULL,
+			  (uint64_t)(o.spread_ms * 1e6), &rng);
+	wait_all(&p, &c, k, last);
+	lateness_report(p.label, o.tag, c.late_us, c.n, c.early, k,
+			o.spread_ms);
+	if (c.nk) {
+		snprintf(klabel, sizeof(klabel), "%s(kernel)", p.label);
+		lateness_report(klabel, o.tag, c.klate_us, c.nk, c.kearly, k,
+				o.spread_ms);
+	}
+	collect_free(&c);
+	p.ops->close(&p);
+}
+
+/* ---------------------------------------------------------------- memory */
+
+static void do_memory(void)
+{
+	struct peer p;
+	struct sysmem a, b;
+	uint64_t rng = o.seed;
+	uint32_t n = (uint32_t)o.pending;
+
+	peer_init(&p, o.peer);
+	peer_open(&p, n);
+	/* Settle: let earlier runs' RCU-freed objects go. */
+	usleep(200000);
+	sysmem_read(&a);
+	arm_background(&p, n, &rng);
+	usleep(200000);
+	sysmem_read(&b);
+	json_begin("memory", p.label);
+	common_fields(&p, n);
+	json_dbl("kernel_bytes_per_timeout",
+		 (double)(b.meminfo_kb - a.meminfo_kb) * 1024.0 / n);
+	json_dbl("slab_bytes_per_timeout",
+		 (double)(b.slab_kb - a.slab_kb) * 1024.0 / n);
+	if (a.memcg_kernel >= 0 && b.memcg_kernel >= 0)
+		json_dbl("memcg_kernel_bytes_per_timeout",
+			 (double)(b.memcg_kernel - a.memcg_kernel) / n);
+	if (a.memcg_current >= 0 && b.memcg_current >= 0)
+		json_dbl("memcg_bytes_per_timeout",
+			 (double)(b.memcg_current - a.memcg_current) / n);
+	json_end();
+	p.ops->close(&p);
+}
+
+/* ------------------------------------------------------------------ idle */
+
+/*
+ * Sum of the hrtimer firing counts in twheel's debugfs statistics. The
+ * format belongs to the module; accept "key: value" or "key value" lines
+ * and per-CPU files, taking any key that mentions both "hrtimer" and a
+ * fire/run/expire word. Returns -1 when nothing matched.
+ */
+static int64_t twheel_hrtimer_firings_in(const char *dir, int depth)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int64_t sum = -1;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d))) {
+		char path[1024], line[512];
+		FILE *f;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		if (e->d_type == DT_DIR) {
+			int64_t s;
+
+			if (depth > 3)
+				continue;
+			s = twheel_hrtimer_firings_in(path, depth + 1);
+			if (s >= 0)
+				sum = (sum < 0 ? 0 : sum) + s;
+			continue;
+		}
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		while (fgets(line, sizeof(line), f)) {
+			char *p;
+
+			for (p = line; *p; p++)
+				if (*p >= 'A' && *p <= 'Z')
+					*p += 'a' - 'A';
+			if (!strstr(line, "hrtimer") && !strstr(e->d_name,
+								 "hrtimer"))
+				continue;
+			if (!strstr(line, "fir") && !strstr(line, "run") &&
+			    !strstr(line, "expir") && !strstr(line, "interrupt"))
+				continue;
+			p = strpbrk(line, ":= \t");
+			while (p && *p) {
+				char *end;
+				long long v;
+
+				while (*p && (*p < '0' || *p > '9'))
+					p++;
+				if (!*p)
+					break;
+				v = strtoll(p, &end, 10);
+				sum = (sum < 0 ? 0 : sum) + v;
+				p = end;
+			}
+		}
+		fclose(f);
+	}
+	closedir(d);
+	return sum;
+}
+
+static void do_idle(void)
+{
+	struct peer p;
+	int have = strcmp(o.peer, "none") != 0;
+	uint64_t loc0, loc1, t0, el, rng = o.seed;
+	int64_t tw0, tw1;
+	char label[64];
+
+	if (have) {
+		peer_init(&p, o.peer);
+		peer_open(&p, 1);
+		if (o.far) {
+			op_check(&p, p.ops->arm(&p, 0, 600 * NSEC_PER_SEC,
+						false), "arm");
+			op_check(&p, p.ops->flush(&p), "flush");
+		}
+		(void)rng;
+	}
+	usleep(200000);
+	tw0 = twheel_hrtimer_firings_in("/sys/kernel/debug/twheel", 0);
+	loc0 = loc_interrupts();
+	t0 = now_ns();
+	usleep((useconds_t)(o.time * 1e6));
+	el = now_ns() - t0;
+	loc1 = loc_interrupts();
+	tw1 = twheel_hrtimer_firings_in("/sys/kernel/debug/twheel", 0);
+	snprintf(label, sizeof(label), "%s%s", o.peer,
+		 !have ? "" : o.far ? "+1far" : "+0");
+	json_begin("idle", label);
+	json_u64("timeouts", have && o.far ? 1 : 0);
+	json_dbl("seconds", (double)el / 1e9);
+	json_dbl("loc_per_sec", (double)(loc1 - loc0) * 1e9 / (double)el);
+	if (tw0 >= 0 && tw1 >= 0)
+		json_dbl("twheel_hrtimer_per_sec",
+			 (double)(tw1 - tw0) * 1e9 / (double)el);
+	json_end();
+	if (have)
+		p.ops->close(&p);
+}
+
+/* ---------------------------------------------------------------- twocpu */
+
+static pthread_barrier_t bar;
+
+static void *twocpu_thread(void *arg)
+{
+	struct churn *c = arg;
+
+	pin_cpu(c->cpu_pin);
+	churn_setup(c, o.peer, (uint32_t)(o.pending / (uint64_t)o.threads));
+	pthread_barrier_wait(&bar);
+	churn_measure(c, o.ops, o.time);
+	pthread_barrier_wait(&bar);
+	return NULL;
+}
+
+static void twocpu_run(int threads)
+{
+	struct churn *c = xcalloc((size_t)threads, sizeof(*c));
+	pthread_t *tid = xcalloc((size_t)threads, sizeof(*tid));
+	uint64_t ops = 0, el = 0;
+	int i;
+
+	o.threads = threads;
+	pthread_barrier_init(&bar, NULL, (unsigned int)threads);
+	for (i = 0; i < threads; i++) {
+		c[i].rng = o.seed + (uint64_t)i * 7919;
+		c[i].cpu_pin = i;
+		if (pthread_create(&tid[i], NULL, twocpu_thread, &c[i]))
+			die("pthread_create");
+	}
+	for (i = 0; i < threads; i++)
+		pthread_join(tid[i], NULL);
+	for (i = 0; i < threads; i++) {
+		ops += c[i].ops;
+		if (c[i].elapsed > el)
+			el = c[i].elapsed;
+	}
+	/* ns_per_op of a twocpu line is wall time over all threads' ops. */
+	c[0].ops = ops;
+	c[0].elapsed = el;
+	for (i = 1; i < threads; i++) {
+		c[0].cpu += c[i].cpu;
+		c[0].syscalls += c[i].syscalls;
+		c[0].arms += c[i].arms;
+		c[0].cancels += c[i].cancels;
+		c[0].fired += c[i].fired;
+		c[0].p.errors += c[i].p.errors;
+	}
+	churn_report("twocpu", &c[0], o.pending, threads,
+		     (double)ops * 1e9 / (double)(el ? el : 1));
+	for (i = 0; i < threads; i++)
+		churn_free(&c[i]);
+	pthread_barrier_destroy(&bar);
+	free(c);
+	free(tid);
+}
+
+static void do_twocpu(void)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+
+	twocpu_run(1);
+	if (ncpu >= 2)
+		twocpu_run(2);
+	else
+		note("twocpu: only %ld CPU online", ncpu);
+}
+
+/* ------------------------------------------------------------------ main */
+
+static void usage(void)
+{
+	fputs("usage: twbench churn|rearm|cancel|expiry|accuracy|memory|idle|twocpu\n"
+	      "  --peer P --pending N --ops M --time S --count K --spread MS\n"
+	      "  --tag T --far --seed X --dev PATH\n", stderr);
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	const char *w;
+	sigset_t set;
+	int i;
+
+	if (argc < 2)
+		usage();
+	w = argv[1];
+	for (i = 2; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (!strcmp(a, "--far")) {
+			o.far = 1;
+			continue;
+		}
+		if (!v)
+			usage();
+		i++;
+		if (!strcmp(a, "--peer"))
+			o.peer = v;
+		else if (!strcmp(a, "--pending"))
+			o.pending = strtoull(v, NULL, 0);
+		else if (!strcmp(a, "--ops"))
+			o.ops = strtoull(v, NULL, 0);
+		else if (!strcmp(a, "--time"))
+			o.time = atof(v);
+		else if (!strcmp(a, "--count"))
+			o.count = strtoull(v, NULL, 0);
+		else if (!strcmp(a, "--spread"))
+			o.spread_ms = atof(v);
+		else if (!strcmp(a, "--tag"))
+			o.tag = v;
+		else if (!strcmp(a, "--seed"))
+			o.seed = strtoull(v, NULL, 0);
+		else if (!strcmp(a, "--dev"))
+			twheel_dev = v;
+		else
+			usage();
+	}
+	if (!o.peer)
+		usage();
+	if (!o.seed)
+		o.seed = 1;
+	/* POSIX timer signals are taken with a signalfd in every thread. */
+	sigemptyset(&set);
+	sigaddset(&set, SIGRTMIN + 1);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	raise_limits(o.pending + 65536 + o.count);
+	if (!o.pending && (!strcmp(w, "churn") || !strcmp(w, "twocpu")))
+		o.pending = 0;
+	else if (!o.pending)
+		o.pending = 1000;
+
+	if (!strcmp(w, "churn"))
+		do_churn();
+	else if (!strcmp(w, "rearm"))
+		do_rearm();
+	else if (!strcmp(w, "cancel"))
+		do_cancel();
+	else if (!strcmp(w, "expiry"))
+		do_expiry();
+	else if (!strcmp(w, "accuracy"))
+		do_accuracy();
+	else if (!strcmp(w, "memory"))
+		do_memory();
+	else if (!strcmp(w, "idle"))
+		do_idle();
+	else if (!strcmp(w, "twocpu"))
+		do_twocpu();
+	else
+		usage();
+	return 0;
+}
