@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# build-kmod.sh - build the repository's modules for one kernel, out of the
+# source tree, so that several kernels never share object files.
+#
+# Copies Kbuild, kmod/ and uapi/ (or, with --src DIR, the module tree DIR)
+# into DEST (default build/kmod-<kernel>) and runs
+# `make -C <kdir> M=DEST modules` there with any extra make arguments
+# (W=1, C=2...).  --fresh empties DEST first (a full, not incremental,
+# build: static checks want every warning printed).  The make output goes to
+# stdout; the exit status is make's.
+#
+# Usage: scripts/build-kmod.sh KERNEL [--fresh] [--src DIR] [--dest DIR] [MAKE ARGS...]
+#   KERNEL is debug, 6.1 or 6.12.
+set -euo pipefail
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+main() {
+	local kernel=$1 fresh=0 src="" dest="" kdir d
+	shift
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--fresh) fresh=1 ;;
+		--src) src=$2; shift ;;
+		--dest) dest=$2; shift ;;
+		*) break ;;
+		esac
+		shift
+	done
+	kdir=$(kernel_kdir "$kernel")
+	[ -d "$kdir" ] || die "no build tree for kernel $kernel at $kdir"
+	[ -n "$dest" ] || dest=$(kmod_build_dir "$kernel")
+	[ "$fresh" = 0 ] || rm -rf "$dest"
+	mkdir -p "$dest"
+	if [ -n "$src" ]; then
+		sync_tree "$src" "$dest"
+	else
+		cp -p "$TWHEEL_ROOT/Kbuild" "$dest/Kbuild"
+		for d in kmod uapi; do
+			sync_tree "$TWHEEL_ROOT/$d" "$dest/$d"
+		done
+	fi
+	make -C "$kdir" M="$(cd "$dest" && pwd)" "$@" modules 2>&1
+}
+
+main "$@"

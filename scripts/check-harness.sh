@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# check-harness.sh - prove that the harness can go red (`make check-harness`).
+#
+# Runs scripts/check.sh itself, on the debug kernel, with the throwaway module
+# tree scripts/harness-selftest/ (a KUnit suite with one passing case, one
+# failing KUNIT_EXPECT and one WARN_ON(1)) and its two test programs (one
+# with a failing and a skipped TAP case, one that prints no TAP at all), and
+# asserts that the inner run
+#   - counts the passing KUnit case and the passing TAP case as passed,
+#   - reports the failing expectation, the failing TAP case, the missing TAP
+#     and the WARN_ON(1) splat as failures, and the skip as not passed,
+#   - still completes the guest after the WARN (the log after it is kept),
+#   - ends with "N passed, N failed" and exits non-zero.
+# Each assertion is one result; run by `make check` into its ledger, or
+# standalone with its own summary.
+set -euo pipefail
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+INNER_BUILD=$TWHEEL_BUILD/harness-selftest
+INNER_LEDGER=$INNER_BUILD/check/ledger.tsv
+
+# assert NAME STATUS SUITE REGEX: the inner ledger has a STATUS result of
+# SUITE (on the debug kernel) whose name matches REGEX.
+assert_result() {
+	local name=$1 status=$2 suite=$3 regex=$4
+	if awk -F'\t' -v st="$status" -v su="$suite" -v re="$regex" \
+		'$1 == st && $2 == su && $3 == "debug" && $4 ~ re { found = 1 } END { exit !found }' "$INNER_LEDGER"; then
+		record pass harness debug "$name"
+	else
+		record fail harness debug "$name (no '$status' '$suite' result matching /$regex/ in $INNER_LEDGER)"
+	fi
+}
+
+assert_absent() {
+	local name=$1 status=$2 suite=$3 regex=$4
+	if awk -F'\t' -v st="$status" -v su="$suite" -v re="$regex" \
+		'$1 == st && $2 == su && $4 ~ re { found = 1 } END { exit found }' "$INNER_LEDGER"; then
+		record pass harness debug "$name"
+	else
+		record fail harness debug "$name (unexpected '$status' '$suite' result matching /$regex/)"
+	fi
+}
+
+# The inner run must fail for the planted reasons and for nothing else.
+EXPECTED_FAILURES='harness_expect_fails$|harness_tap_fails_on_purpose$|tap_fails_test: exit status 1|no_tap_test: no TAP results|^kernel splats in the guest log: WARNING:'
+
+assert_only_expected_failures() {
+	local other
+	other=$(awk -F'\t' -v re="$EXPECTED_FAILURES" '$1 == "fail" && $4 !~ re { print $2 ": " $4 }' "$INNER_LEDGER")
+	if [ -z "$other" ]; then
+		record pass harness debug "no failures other than the planted ones"
+	else
+		printf '%s\n' "$other" | sed 's/^/    unexpected: /' >&2
+		record fail harness debug "no failures other than the planted ones (got: $(printf '%s' "$other" | head -n 1))"
+	fi
+}
+
+main() {
+	local standalone=0 rc=0 out last
+	if [ -z "$TWHEEL_LEDGER" ]; then
+		standalone=1
+		mkdir -p "$TWHEEL_BUILD"
+		TWHEEL_LEDGER=$TWHEEL_BUILD/check-harness-ledger.tsv
+		: >"$TWHEEL_LEDGER"
+	fi
+	export TWHEEL_LEDGER
+	out=$TWHEEL_BUILD/check-harness.log
+	log "check-harness: running scripts/check.sh on the debug kernel with scripts/harness-selftest (failures below are deliberate; output in $out)"
+	TWHEEL_BUILD=$INNER_BUILD TWHEEL_LEDGER="" \
+		"$TWHEEL_ROOT/scripts/check.sh" --kernels debug --suites "kunit userspace" \
+		--module-src "$TWHEEL_ROOT/scripts/harness-selftest" \
+		--tests-dir "$TWHEEL_ROOT/scripts/harness-selftest" \
+		--main-module none >"$out" 2>&1 || rc=$?
+	# Show the inner run's summary, indented.
+	sed -n '/=== twheel check summary ===/,$p' "$out" | sed 's/^/    | /' >&2
+	last=$(tail -n 1 "$out")
+
+	if [ "$rc" != 0 ]; then
+		record pass harness debug "inner run exits non-zero (status $rc)"
+	else
+		record fail harness debug "inner run exits non-zero (it exited 0)"
+	fi
+	if [[ $last =~ ^[0-9]+\ passed,\ [1-9][0-9]*\ failed$ ]]; then
+		record pass harness debug "inner run ends with '$last'"
+	else
+		record fail harness debug "inner run ends with 'N passed, N failed', N failed > 0 (last line: '$last')"
+	fi
+	[ -f "$INNER_LEDGER" ] || : >"$INNER_LEDGER"
+	assert_result "passing KUnit case counted as passed" pass kunit 'harness_passes$'
+	assert_result "failing KUNIT_EXPECT reported as a failure" fail kunit 'harness_expect_fails$'
+	assert_result "WARN_ON(1) reported as a kernel splat failure" fail splat 'WARNING:'
+	assert_result "guest still completed after the WARN" pass guest 'rmmod-harness_selftest_kunit'
+	assert_result "passing TAP case counted as passed" pass userspace 'harness_tap_passes$'
+	assert_result "failing TAP case reported as a failure" fail userspace 'harness_tap_fails_on_purpose$'
+	assert_result "non-zero exit status reported as a failure" fail userspace 'tap_fails_test: exit status 1'
+	assert_result "program without TAP reported as a failure" fail userspace 'no_tap_test: no TAP results'
+	assert_result "TAP SKIP recorded as skipped" skip userspace 'harness_tap_skipped$'
+	assert_absent "TAP SKIP not counted as passed" pass userspace 'harness_tap_skipped'
+	assert_only_expected_failures
+
+	if [ "$standalone" = 1 ]; then
+		"$TWHEEL_ROOT/scripts/summary.sh" "$TWHEEL_LEDGER"
+	fi
+}
+
+main "$@"

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# deps.sh - install the Debian packages twheel's build and harness need.
+#
+# Idempotent and silent when everything is present; runs `apt-get update`
+# only when something has to be installed.  Needs root (or sudo).
+set -euo pipefail
+
+PACKAGES=(
+	# toolchain, kernel build, static test binaries
+	build-essential libc6-dev flex bison bc libelf-dev libssl-dev dwarves
+	kmod cpio xz-utils perl
+	# kernels: stock 6.1, stock 6.12 (images + headers), 6.12 source for the debug kernel
+	linux-image-amd64 linux-headers-amd64
+	linux-image-6.12-amd64 linux-headers-6.12-amd64 linux-source-6.12
+	# guests and static checks
+	qemu-system-x86 busybox-static sparse
+	# userspace tests and benchmarks
+	liburing-dev stress-ng rt-tests gnuplot-nox
+)
+
+missing_packages() {
+	local p status
+	for p in "${PACKAGES[@]}"; do
+		status=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)
+		[ "$status" = installed ] || printf '%s\n' "$p"
+	done
+}
+
+main() {
+	local missing sudo=()
+	mapfile -t missing < <(missing_packages)
+	[ "${#missing[@]}" -gt 0 ] || return 0
+	if [ "$(id -u)" != 0 ]; then
+		command -v sudo >/dev/null || { echo "twheel: deps: need root to install: ${missing[*]}" >&2; exit 1; }
+		sudo=(sudo)
+	fi
+	echo "twheel: deps: installing ${missing[*]}" >&2
+	export DEBIAN_FRONTEND=noninteractive
+	"${sudo[@]}" apt-get update -qq >/dev/null
+	"${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+	mapfile -t missing < <(missing_packages)
+	if [ "${#missing[@]}" -gt 0 ]; then
+		echo "twheel: deps: still missing after apt-get install: ${missing[*]}" >&2
+		exit 1
+	fi
+}
+
+main "$@"

@@ -1,0 +1,121 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=sh
+#
+# Guest payload of `make check` / `make vmtest` (run by /init in the guest).
+#
+# Order: kmemleak baseline, cgroup2, insmod twheel.ko, every *_kunit.ko
+# (KTAP from /sys/kernel/debug/kunit/<suite>/results), the example module
+# (insmod, 2 s, rmmod), every /tests/*_test program (TAP), rmmod twheel,
+# kmemleak scan, dmesg.  Environment (from vm-run --env):
+#   TWHEEL_SUITES        which of "kunit example userspace" to run (default: all)
+#   TWHEEL_TESTS         shell glob of test programs to run (default: *_test)
+#   TWHEEL_TEST_TIMEOUT  seconds per test program (default 120)
+#   TWHEEL_MAIN_MODULE   module loaded first and removed last (default twheel;
+#                        "none" for self-contained modules such as the harness self-test)
+# shellcheck source=scripts/guest/lib.sh
+. /lib/twheel-guest.sh
+
+SUITES=${TWHEEL_SUITES:-kunit example userspace}
+TESTS=${TWHEEL_TESTS:-*_test}
+TEST_TIMEOUT=${TWHEEL_TEST_TIMEOUT:-120}
+MAIN=${TWHEEL_MAIN_MODULE:-twheel}
+MODDIR=/lib/twheel
+KMEMLEAK=/sys/kernel/debug/kmemleak
+
+want() { case " $SUITES " in *" $1 "*) return 0 ;; esac; return 1; }
+
+setup() {
+	if grep -q cgroup2 /proc/filesystems; then
+		mkdir -p /sys/fs/cgroup
+		mount -t cgroup2 none /sys/fs/cgroup 2>/dev/null &&
+			echo "+memory" >/sys/fs/cgroup/cgroup.subtree_control 2>/dev/null
+	fi
+	# Hung tasks: report within a minute (the debug kernel panics on them).
+	[ -w /proc/sys/kernel/hung_task_timeout_secs ] &&
+		echo 60 >/proc/sys/kernel/hung_task_timeout_secs
+	if [ -w "$KMEMLEAK" ]; then
+		# Forget whatever boot itself leaked: only leaks from here on count.
+		echo scan >"$KMEMLEAK"
+		echo clear >"$KMEMLEAK"
+	fi
+}
+
+run_kunit() {
+	_found=0
+	for _ko in "$MODDIR"/*_kunit.ko; do
+		[ -e "$_ko" ] || continue
+		_found=1
+		_mod=$(modname "$_ko")
+		if [ ! -d /sys/kernel/debug/kunit ]; then
+			echo "@@ STEP kunit-debugfs fail rc=1" >&3
+			say "no /sys/kernel/debug/kunit: kernel without KUNIT/KUNIT_DEBUGFS?"
+			return
+		fi
+		# "." keeps the list non-empty: busybox grep -v -f with an empty
+		# pattern file prints nothing at all.
+		{ echo .; ls /sys/kernel/debug/kunit; } >/tmp/kunit.before
+		step "insmod-$_mod" insmod "$_ko"
+		ls /sys/kernel/debug/kunit >/tmp/kunit.after
+		_suites=$(grep -vxF -f /tmp/kunit.before /tmp/kunit.after)
+		for _s in $_suites; do
+			emit_file ktap "$_s" "/sys/kernel/debug/kunit/$_s/results"
+		done
+		[ -n "$_suites" ] || say "$_mod registered no KUnit suite"
+		step "rmmod-$_mod" rmmod "$_mod"
+	done
+	[ "$_found" = 1 ] || say "no *_kunit.ko modules in $MODDIR"
+}
+
+run_example() {
+	for _ko in "$MODDIR"/*example*.ko; do
+		[ -e "$_ko" ] || continue
+		_mod=$(modname "$_ko")
+		step "insmod-$_mod" insmod "$_ko" && {
+			sleep 2
+			step "rmmod-$_mod" rmmod "$_mod"
+		}
+	done
+}
+
+run_userspace() {
+	for _t in /tests/$TESTS; do
+		{ [ -f "$_t" ] && [ -x "$_t" ]; } || continue
+		case $_t in *_test) ;; *) continue ;; esac
+		run_tap "$(basename "$_t")" "$TEST_TIMEOUT" "$_t"
+	done
+}
+
+finish() {
+	if [ -w "$KMEMLEAK" ]; then
+		# Two scans, a pause between: kmemleak ignores objects younger than 5 s.
+		sleep 1
+		echo scan >"$KMEMLEAK"
+		sleep 6
+		echo scan >"$KMEMLEAK"
+		cat "$KMEMLEAK" >/tmp/kmemleak.txt
+		emit_file text kmemleak /tmp/kmemleak.txt
+		if [ -s /tmp/kmemleak.txt ]; then
+			say "kmemleak reports leaks:"
+			cat /tmp/kmemleak.txt
+		fi
+	fi
+	dmesg >/tmp/dmesg.txt
+	emit_file text dmesg /tmp/dmesg.txt
+}
+
+setup
+loaded=0
+if [ "$MAIN" != none ]; then
+	step "insmod-$MAIN" insmod "$MODDIR/$MAIN.ko" && loaded=1
+	[ "$loaded" = 1 ] && [ -d "/sys/module/$MAIN/parameters" ] &&
+		grep -H . /sys/module/"$MAIN"/parameters/* 2>/dev/null
+fi
+want kunit && run_kunit
+want example && run_example
+want userspace && run_userspace
+if [ "$loaded" = 1 ]; then
+	step "rmmod-$MAIN" rmmod "$MAIN" &&
+		step "unloaded-$MAIN" sh -c "! test -e /sys/module/$MAIN"
+fi
+finish
+exit 0
