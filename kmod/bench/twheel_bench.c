@@ -290,21 +290,31 @@ static void kb_churn(struct kb_run *r)
 	kb_report(r, "kchurn", nops, elapsed, delay, atomic_read(&kb_fired) - f0);
 }
 
+/*
+ * Cancel in rounds: a chunk of distinct victims (a stride through the
+ * population, so no locality) is cancelled and timed, then armed again
+ * untimed, so the population stays at n. Round 0 is a warm-up.
+ */
 static void kb_cancel(struct kb_run *r)
 {
-	u64 t0, end, nops = 0, max = min_t(u64, ops, r->n);
+	u64 timed = 0, nops = 0, budget = (u64)time_ms * NSEC_PER_MSEC, t0;
+	u32 chunk = min_t(u32, r->n, 1024), pos = 0, k, round;
 
-	t0 = ktime_get_ns();
-	end = t0 + (u64)time_ms * NSEC_PER_MSEC;
-	/* Stride through the population: distinct victims, no locality. */
-	while (nops < max) {
-		u32 i = (u32)(((u64)nops * 2654435761ULL) % r->n);
-
-		r->p->cancel(kb_obj(r, i));
-		if (++nops % KB_CHECK == 0 && ktime_get_ns() > end)
-			break;
+	for (round = 0; nops < ops && timed < budget; round++) {
+		t0 = ktime_get_ns();
+		for (k = 0; k < chunk; k++)
+			r->p->cancel(kb_obj(r, (u32)(((u64)(pos + k) * 2654435761ULL) % r->n)));
+		if (round) {
+			timed += ktime_get_ns() - t0;
+			nops += chunk;
+		}
+		for (k = 0; k < chunk; k++)
+			r->p->arm(kb_obj(r, (u32)(((u64)(pos + k) * 2654435761ULL) % r->n)),
+				  kb_far(r));
+		pos = (pos + chunk) % r->n;
+		cond_resched();
 	}
-	kb_report(r, "kcancel", nops, ktime_get_ns() - t0, 0, 0);
+	kb_report(r, "kcancel", nops, timed, 0, 0);
 }
 
 static void kb_rearm(struct kb_run *r)

@@ -50,13 +50,18 @@ static int tw_open(struct peer *p, uint32_t capacity)
 		return err;
 	}
 	memset(&info, 0, sizeof(info));
-	if (ioctl(t->fd, TWHEEL_IOC_INFO, &info) == 0) {
-		if (info.max_batch && p->batch > info.max_batch)
-			p->batch = info.max_batch;
-		if (info.max_pending && capacity > info.max_pending)
-			note("%s: %u slots > max_pending %u", p->label,
-			     capacity, info.max_pending);
+	if (ioctl(t->fd, TWHEEL_IOC_INFO, &info)) {
+		int err = -errno;
+
+		close(t->fd);
+		free(t);
+		return err;
 	}
+	if (info.max_batch && p->batch > info.max_batch)
+		p->batch = info.max_batch;
+	if (info.max_pending && capacity > info.max_pending)
+		note("%s: %u slots > max_pending %u", p->label, capacity,
+		     info.max_pending);
 	t->handle = xcalloc(capacity, sizeof(*t->handle));
 	t->armed = xcalloc(capacity, 1);
 	t->ops = xcalloc(p->batch ? p->batch : 1, sizeof(*t->ops));

@@ -1,0 +1,233 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=sh
+#
+# bench-guest.sh - guest payload of `make bench` (run by scripts/vm-run as
+# /payload.sh inside the stock 6.12 guest; see scripts/bench.sh).
+#
+# Runs every workload of Documentation/benchmarks.rst against every peer, in
+# one guest boot so the ratios compare like with like. Each measurement is a
+# line of JSON on the results channel (fd 3, /dev/ttyS1); progress lines
+# ("bench: [k/n] ...") go to the console, which scripts/bench.sh shows.
+# BENCH_QUICK=1 (from /etc/twheel.env) runs the short version.
+# shellcheck source=scripts/guest/lib.sh
+. /lib/twheel-guest.sh
+# shellcheck disable=SC1091 # written by vm-run
+. /etc/twheel.env
+
+QUICK=${BENCH_QUICK:-0}
+TWB=/tests/twbench
+STEP=0
+
+if [ "$QUICK" = 1 ]; then
+	PENDING="1000 100000"
+	T=0.4		# seconds per measurement
+	KT=300		# ms per in-kernel measurement
+	IDLE=2
+	NEXP=5000
+	NACC=600
+	SPREAD=1500
+	MEMN=100000
+	TWON=10000
+	TOTAL=60
+else
+	PENDING="1000 100000 1000000"
+	T=1.5
+	KT=1000
+	IDLE=5
+	NEXP=20000
+	NACC=2000
+	SPREAD=3000
+	MEMN=100000
+	TWON=100000
+	TOTAL=110
+fi
+CHURN_PEERS="timerfd posix io_uring-b256 twheel twheel-b1 twheel-b16 twheel-b256"
+KPENDING=$(echo "$PENDING" | tr ' ' ',')
+
+progress() {
+	STEP=$((STEP + 1))
+	echo "bench: [$STEP/~$TOTAL] $*"
+}
+
+note() {
+	echo "bench: $*"
+	echo "@@ NOTE $*" >&3
+}
+
+# twb WORKLOAD ARGS...: run twbench, JSON lines to the results channel.
+twb() {
+	timeout 600 "$TWB" "$@" 2>/tmp/twb.err >/tmp/twb.out
+	_rc=$?
+	grep '^{' /tmp/twb.out >&3
+	if [ -s /tmp/twb.err ]; then
+		sed 's/^/bench:   /' /tmp/twb.err | head -n 5
+	fi
+	if [ "$_rc" != 0 ]; then
+		note "twbench $* exited with status $_rc"
+	fi
+	return 0
+}
+
+setup() {
+	# One timerfd per timeout at 1M pending needs more than the default fds.
+	echo 4194304 >/proc/sys/fs/nr_open
+	echo 8388608 >/proc/sys/fs/file-max
+	# A memory cgroup of our own, for the memcg delta of workload 5.
+	mkdir -p /sys/fs/cgroup
+	if mount -t cgroup2 none /sys/fs/cgroup 2>/dev/null; then
+		echo +memory >/sys/fs/cgroup/cgroup.subtree_control 2>/dev/null
+		mkdir -p /sys/fs/cgroup/bench
+		echo $$ >/sys/fs/cgroup/bench/cgroup.procs 2>/dev/null ||
+			note "could not enter the bench memory cgroup"
+	else
+		note "no cgroup2: memcg figures will be missing"
+	fi
+	echo "@@ NOTE kernel $(uname -r) cpus $(grep -c ^processor /proc/cpuinfo)" >&3
+	{
+		echo "{\"workload\":\"env\",\"peer\":\"guest\",\"kernel\":\"$(uname -r)\","
+		echo "\"cpus\":$(grep -c ^processor /proc/cpuinfo),"
+		echo "\"mem_kb\":$(awk '/MemTotal/ {print $2}' /proc/meminfo),"
+		echo "\"quick\":$QUICK,\"seconds_per_run\":$T}"
+	} | tr -d '\n' >&3
+	echo >&3
+}
+
+TWHEEL=0
+load_twheel() {
+	if insmod /lib/twheel/twheel.ko 2>/tmp/insmod.err; then
+		TWHEEL=1
+		note "twheel loaded: tick_ns=$(cat /sys/module/twheel/parameters/tick_ns 2>/dev/null)"
+		echo "{\"workload\":\"env\",\"peer\":\"twheel\",\"tick_ns\":$(cat /sys/module/twheel/parameters/tick_ns 2>/dev/null || echo null)}" >&3
+	else
+		note "insmod twheel.ko failed: $(cat /tmp/insmod.err); twheel peers skipped"
+	fi
+}
+
+# Peers of $1 that can run now (twheel ones need the module).
+peers() {
+	for p in $1; do
+		case $p in
+		twheel*) [ "$TWHEEL" = 1 ] && [ -c /dev/twheel ] && echo "$p" ;;
+		*) echo "$p" ;;
+		esac
+	done
+}
+
+debugfs_dump() {
+	[ -d /sys/kernel/debug/twheel ] || return 0
+	echo "@@ BEGIN text debugfs-$1" >&3
+	for f in $(find /sys/kernel/debug/twheel -type f 2>/dev/null); do
+		echo "== $f" >&3
+		head -c 4000 "$f" >&3 2>/dev/null
+	done
+	echo "@@ END text debugfs-$1 rc=0" >&3
+}
+
+idle() {
+	progress "idle: machine floor (no twheel module, nothing armed), ${IDLE}s"
+	twb idle --peer none --time "$IDLE"
+	load_twheel
+	[ "$TWHEEL" = 1 ] || return 0
+	progress "idle: twheel loaded, no timeouts, ${IDLE}s"
+	twb idle --peer twheel --time "$IDLE"
+	progress "idle: twheel, one timeout 10 min away, ${IDLE}s"
+	twb idle --peer twheel --far --time "$IDLE"
+	progress "idle: timerfd, one timeout 10 min away, ${IDLE}s"
+	twb idle --peer timerfd --far --time "$IDLE"
+	debugfs_dump idle
+}
+
+kernel_bench() {
+	[ "$TWHEEL" = 1 ] || return 0
+	[ -f /lib/twheel/twheel_bench.ko ] || { note "no twheel_bench.ko"; return 0; }
+	progress "in-kernel: timer_list, hrtimer, twheel at pending $KPENDING"
+	dmesg -c >/dev/null
+	if insmod /lib/twheel/twheel_bench.ko pending="$KPENDING" time_ms="$KT"; then
+		rmmod twheel_bench
+	else
+		note "twheel_bench.ko failed"
+	fi
+	dmesg | sed -n 's/^.*twheel_bench: \({.*}\)$/\1/p' >&3
+	dmesg | grep 'twheel_bench: {' | sed 's/^.*twheel_bench: /bench:   /' | cut -c1-160
+}
+
+# Peers of the churn/cancel/rearm suite at $1 pending. POSIX timers stop at
+# 100k: creating timer number n walks a hash chain of length n/512 on 6.12,
+# so setting up 1M takes many minutes. io_uring at 1M submits 16 at a time:
+# one TIMEOUT_REMOVE walks the whole list, and 256 of them would make one
+# io_uring_enter() last longer than the whole time budget.
+suite_peers() {
+	for p in $CHURN_PEERS; do
+		case $p in
+		posix) [ "$1" -le 100000 ] && echo "$p" ;;
+		io_uring-b256) if [ "$1" -ge 1000000 ]; then echo io_uring-b16; else echo "$p"; fi ;;
+		*) echo "$p" ;;
+		esac
+	done
+}
+
+suite() {
+	for n in $PENDING; do
+		for p in $(peers "$(suite_peers "$n")"); do
+			progress "rearm, churn, cancel: $p, $n pending"
+			twb suite --peer "$p" --pending "$n" --time "$T"
+		done
+	done
+}
+
+expiry() {
+	for p in $(peers "timerfd posix io_uring-b256 twheel-b256"); do
+		progress "expiry: $p, $NEXP timeouts over 500 ms"
+		twb expiry --peer "$p" --count "$NEXP" --spread 500
+	done
+}
+
+memory() {
+	for p in $(peers "timerfd posix io_uring-b256 twheel-b256"); do
+		progress "memory: $p, $MEMN pending"
+		twb memory --peer "$p" --pending "$MEMN"
+	done
+}
+
+accuracy() {
+	tag=$1
+	for p in nanosleep $(peers "timerfd io_uring-b256 posix twheel-b256"); do
+		progress "accuracy ($tag): $p, $NACC timeouts over ${SPREAD} ms"
+		twb accuracy --peer "$p" --count "$NACC" --spread "$SPREAD" --tag "$tag"
+	done
+}
+
+stress_accuracy() {
+	if ! command -v stress-ng >/dev/null 2>&1; then
+		note "no stress-ng in the guest: accuracy under load skipped"
+		return 0
+	fi
+	# CPU hogs on both CPUs plus hrtimer and timer churn of its own.
+	stress-ng --cpu 2 --cpu-load 70 --hrtimers 1 --timer 1 --timeout 600 \
+		>/tmp/stress.log 2>&1 &
+	spid=$!
+	sleep 1
+	accuracy stress
+	kill "$spid" 2>/dev/null
+	wait "$spid" 2>/dev/null
+	sleep 1
+}
+
+twocpu() {
+	for p in $(peers "timerfd io_uring-b256 twheel-b256"); do
+		progress "two CPUs: $p, 1 thread vs 2 threads, $TWON pending"
+		twb twocpu --peer "$p" --pending "$TWON" --time "$T"
+	done
+}
+
+setup
+idle
+kernel_bench
+suite
+expiry
+memory
+accuracy light
+stress_accuracy
+twocpu
+debugfs_dump end
+progress "done"

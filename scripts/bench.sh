@@ -1,0 +1,146 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# bench.sh - `make bench`: twheel against its peers in one guest run.
+#
+# Builds the benchmark program (userspace-test/bench), twheel.ko and the
+# in-kernel bench module (kmod/bench) for Debian's stock 6.12 kernel, boots
+# that kernel once under QEMU (TCG, 2 vCPUs) with scripts/vm-run and
+# scripts/bench-guest.sh as the payload, then turns the guest's JSON lines
+# into a table on the terminal, a JSON file and PNG plots
+# (scripts/bench_report.py, gnuplot). Progress is shown while the guest runs.
+#
+# Usage: scripts/bench.sh [--quick] [--out DIR] [--ref GITREF] [--report-only]
+#   QUICK=1 in the environment is the same as --quick (the short run).
+#   --ref builds the modules from a commit (git archive) instead of the work
+#   tree (BENCH_REF=... in the environment does the same).
+#   --report-only re-renders the last run's results without booting.
+# Outputs in DIR (default build/bench): results.json, table.txt, *.png,
+# run/ (console.log, results.log, qemu.cmd).
+set -euo pipefail
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+QUICK=${QUICK:-0}
+OUT=""
+REPORT_ONLY=0
+KERNEL=6.12
+REF=${BENCH_REF:-}
+
+while [ $# -gt 0 ]; do
+	case $1 in
+	--quick) QUICK=1 ;;
+	--out) OUT=$2; shift ;;
+	--report-only) REPORT_ONLY=1 ;;
+	--ref) REF=$2; shift ;;
+	*) die "bench: unknown option '$1'" ;;
+	esac
+	shift
+done
+[ "$QUICK" = 1 ] || QUICK=0
+[ -n "$OUT" ] || OUT=$TWHEEL_BUILD/bench
+mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)
+
+PY=/usr/bin/python3
+[ -x "$PY" ] || PY=python3
+
+# Debian packages the bench needs beyond the harness's (deps.sh).
+bench_deps() {
+	local need=() p
+	[ -x "$TWHEEL_ROOT/scripts/deps.sh" ] && "$TWHEEL_ROOT/scripts/deps.sh"
+	for p in python3 gnuplot-nox stress-ng liburing-dev busybox-static qemu-system-x86 cpio; do
+		[ "$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)" = installed ] ||
+			need+=("$p")
+	done
+	[ "${#need[@]}" -eq 0 ] && return 0
+	log "bench: installing ${need[*]}"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq >/dev/null
+	apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+	PY=/usr/bin/python3
+}
+
+build() {
+	local kdir stage=$OUT/stage src=()
+	log "bench: building twbench (static)"
+	make -s -C "$TWHEEL_ROOT/userspace-test/bench" O="$OUT/bin" >"$OUT/build.log" 2>&1 ||
+		{ cat "$OUT/build.log" >&2; die "bench: building twbench failed"; }
+	rm -rf "$stage"
+	mkdir -p "$stage/modules" "$stage/tests"
+	cp "$OUT/bin/twbench" "$stage/tests/"
+
+	log "bench: building twheel.ko and twheel_bench.ko for $KERNEL"
+	kdir=$(kernel_kdir "$KERNEL")
+	if [ -n "$REF" ]; then
+		rm -rf "$OUT/src"
+		mkdir -p "$OUT/src"
+		git -C "$TWHEEL_ROOT" archive "$REF" Kbuild kmod uapi | tar -x -C "$OUT/src"
+		src=(--src "$OUT/src")
+		log "bench: modules from $REF ($(git -C "$TWHEEL_ROOT" rev-parse --short "$REF"))"
+	fi
+	if "$TWHEEL_ROOT/scripts/build-kmod.sh" "$KERNEL" "${src[@]+"${src[@]}"}" --dest "$OUT/kmod-$KERNEL" \
+		>>"$OUT/build.log" 2>&1 && [ -f "$OUT/kmod-$KERNEL/kmod/twheel.ko" ]; then
+		cp "$OUT/kmod-$KERNEL/kmod/twheel.ko" "$stage/modules/"
+		# build-kmod.sh copied kmod/bench/ too; kmod/Kbuild does not build it.
+		if make -C "$kdir" M="$OUT/kmod-$KERNEL/kmod/bench" \
+			KBUILD_EXTRA_SYMBOLS="$OUT/kmod-$KERNEL/Module.symvers" \
+			modules >>"$OUT/build.log" 2>&1; then
+			cp "$OUT/kmod-$KERNEL/kmod/bench/twheel_bench.ko" "$stage/modules/"
+		else
+			log "bench: twheel_bench.ko did not build (see $OUT/build.log); in-kernel peers skipped"
+		fi
+	else
+		log "bench: twheel.ko did not build (see $OUT/build.log); twheel peers skipped"
+	fi
+}
+
+# stress-ng is dynamically linked: carry it and its libraries.
+stress_files() {
+	local bin lib
+	bin=$(command -v stress-ng) || return 0
+	printf -- '--file\n%s:/usr/bin/stress-ng\n' "$bin"
+	ldd "$bin" | awk '/=> \// {print $3} /^\t\/lib/ {print $1}' | sort -u |
+		while read -r lib; do
+			printf -- '--file\n%s:%s\n' "$(readlink -f "$lib")" "$lib"
+		done
+}
+
+run_guest() {
+	local timeout mem files=() rc=0 tailpid
+	if [ "$QUICK" = 1 ]; then timeout=240 mem=2048; else timeout=1080 mem=4096; fi
+	mapfile -t files < <(stress_files)
+	log "bench: booting Linux $(stock_release "$KERNEL") in QEMU (TCG, 2 vCPUs, ${mem} MB)"
+	mkdir -p "$OUT/run"
+	: >"$OUT/run/console.log"
+	# Progress: the payload's "bench:" lines from the console.
+	tail -n +1 -F "$OUT/run/console.log" 2>/dev/null |
+		grep --line-buffered -a '^bench:' |
+		sed -u 's/^bench: /  /' >&2 &
+	tailpid=$!
+	"$TWHEEL_ROOT/scripts/vm-run" --kernel "$KERNEL" --payload "$TWHEEL_ROOT/scripts/bench-guest.sh" \
+		--out "$OUT/run" --modules "$OUT/stage/modules" --tests "$OUT/stage/tests" \
+		--mem "$mem" --smp 2 --timeout "$timeout" --env "BENCH_QUICK=$QUICK" \
+		--append "quiet loglevel=4" "${files[@]+"${files[@]}"}" || rc=$?
+	sleep 0.5
+	kill "$tailpid" 2>/dev/null || true
+	wait "$tailpid" 2>/dev/null || true
+	[ "$rc" = 0 ] || log "bench: the guest did not finish cleanly (status $rc); reporting what it measured"
+	grep -q '^@@ DONE' "$OUT/run/results.log" 2>/dev/null ||
+		log "bench: the guest's payload did not complete"
+}
+
+main() {
+	local t0=$SECONDS
+	if [ "$REPORT_ONLY" = 0 ]; then
+		bench_deps
+		build
+		run_guest
+	fi
+	[ -s "$OUT/run/results.log" ] || die "bench: no results in $OUT/run/results.log"
+	"$PY" "$TWHEEL_ROOT/scripts/bench_report.py" --results "$OUT/run/results.log" \
+		--out "$OUT" --cmd "make bench$([ "$QUICK" = 1 ] && echo ' QUICK=1')"
+	log "bench: done in $((SECONDS - t0)) s: $OUT/table.txt, $OUT/results.json, $OUT/*.png"
+}
+
+main

@@ -1,0 +1,505 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""bench_report.py - turn the bench guest's results into a table, JSON and plots.
+
+Reads the results channel of one `make bench` guest run (scripts/bench-guest.sh
+writes one JSON object per line, from twbench and from twheel_bench.ko), and
+writes into --out:
+
+  table.txt     the table printed on the terminal: every workload, every peer,
+                each figure with its ratio against the best peer that is not
+                twheel, and where each goal of issue 5 stands;
+  results.json  every figure of the run, the goals and the notes;
+  *.png         gnuplot plots: cost per operation against pending count, and
+                the lateness distributions (needs gnuplot; skipped without it).
+
+Only the standard library is used. Missing workloads or peers (a QUICK run, a
+module that did not load) leave gaps, never errors.
+"""
+import argparse
+import datetime
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+
+TWHEEL_PREFIX = "twheel"
+PEER_ORDER = ["timerfd", "posix", "io_uring-b256", "io_uring-b16",
+              "twheel", "twheel-b1", "twheel-b16", "twheel-b256",
+              "timer_list", "hrtimer", "nanosleep"]
+
+
+def is_twheel(peer):
+    return peer.startswith(TWHEEL_PREFIX)
+
+
+def peer_key(p):
+    base = p.split("(")[0].split("+")[0]
+    return (PEER_ORDER.index(base) if base in PEER_ORDER else 99, p)
+
+
+def fmt_ns(ns):
+    if ns is None or (isinstance(ns, float) and math.isnan(ns)):
+        return "-"
+    if ns >= 1e9:
+        return "%.2f s" % (ns / 1e9)
+    if ns >= 1e6:
+        return "%.2f ms" % (ns / 1e6)
+    if ns >= 1e3:
+        return "%.2f us" % (ns / 1e3)
+    return "%.0f ns" % ns
+
+
+def fmt_us(us):
+    if us is None:
+        return "-"
+    return fmt_ns(us * 1e3)
+
+
+def fmt_count(n):
+    if n >= 1000000 and n % 1000000 == 0:
+        return "%dM" % (n // 1000000)
+    if n >= 1000 and n % 1000 == 0:
+        return "%dk" % (n // 1000)
+    return str(n)
+
+
+def fmt_ratio(r):
+    if r is None:
+        return ""
+    if r >= 100:
+        return "%.0fx" % r
+    if r >= 10:
+        return "%.1fx" % r
+    return "%.2fx" % r
+
+
+class Table:
+    """A plain-text table with a title and right-aligned numeric columns."""
+
+    def __init__(self, title, header, note=None):
+        self.title, self.header, self.note, self.rows = title, header, note, []
+
+    def add(self, row):
+        self.rows.append([str(c) for c in row])
+
+    def render(self):
+        if not self.rows:
+            return ""
+        cols = len(self.header)
+        width = [max(len(self.header[i]), *(len(r[i]) for r in self.rows))
+                 for i in range(cols)]
+        out = [self.title, "=" * len(self.title)]
+        if self.note:
+            out.append(self.note)
+        line = lambda r: "  ".join(
+            (r[i].ljust(width[i]) if i == 0 else r[i].rjust(width[i]))
+            for i in range(cols)).rstrip()
+        out.append(line(self.header))
+        out.append("  ".join("-" * w for w in width))
+        out.extend(line(r) for r in self.rows)
+        return "\n".join(out) + "\n"
+
+
+def load(path):
+    recs, notes, blocks, done = [], [], {}, False
+    cur = None
+    with open(path, errors="replace") as f:
+        for raw in f:
+            line = raw.rstrip("\n")
+            if cur is not None:
+                if line.startswith("@@ END"):
+                    cur = None
+                else:
+                    blocks[cur].append(line)
+                continue
+            if line.startswith("{"):
+                try:
+                    recs.append(json.loads(line))
+                except ValueError:
+                    notes.append("unparsable result line: " + line[:120])
+            elif line.startswith("@@ NOTE "):
+                notes.append(line[8:])
+            elif line.startswith("@@ BEGIN "):
+                cur = line.split(" ", 3)[-1]
+                blocks[cur] = []
+            elif line.startswith("@@ DONE"):
+                done = True
+    return recs, notes, blocks, done
+
+
+def valid(r):
+    return not r.get("errors")
+
+
+def metric_table(recs, workload, title, note, metric="ns_per_op",
+                 extra_scaling=False, baseline=None):
+    """peer x pending table of a cost metric with ratios vs the best peer."""
+    rs = [r for r in recs if r["workload"] == workload]
+    if not rs:
+        return None, {}
+    pendings = sorted({r["pending"] for r in rs})
+    peers = sorted({r["peer"] for r in rs}, key=peer_key)
+    val = {}
+    for r in rs:
+        val[(r["peer"], r["pending"])] = r.get(metric) if valid(r) else None
+    best = {}
+    for n in pendings:
+        cands = [val[(p, n)] for p in peers
+                 if (p, n) in val and val[(p, n)] and
+                 (baseline(p) if baseline else not is_twheel(p))]
+        best[n] = min(cands) if cands else None
+    header = ["peer"] + ["%s pending" % fmt_count(n) for n in pendings]
+    if extra_scaling and len(pendings) > 1:
+        header.append("%s/%s" % (fmt_count(pendings[-1]), fmt_count(pendings[0])))
+    t = Table(title, header, note)
+    for p in peers:
+        row = [p]
+        for n in pendings:
+            v = val.get((p, n))
+            if (p, n) not in val:
+                row.append("-")
+            elif v is None:
+                row.append("ERR")
+            else:
+                ratio = v / best[n] if best[n] else None
+                row.append("%s (%s)" % (fmt_ns(v), fmt_ratio(ratio)) if ratio else fmt_ns(v))
+        if extra_scaling and len(pendings) > 1:
+            a, b = val.get((p, pendings[0])), val.get((p, pendings[-1]))
+            row.append(fmt_ratio(b / a) if a and b else "-")
+        t.add(row)
+    return t, val
+
+
+def build(recs, notes, blocks, done, cmd):
+    tables, goals = [], []
+    env = {r["peer"]: r for r in recs if r["workload"] == "env"}
+    guest = env.get("guest", {})
+    tick_ns = env.get("twheel", {}).get("tick_ns")
+
+    head = ["twheel benchmark: %s" % cmd,
+            "guest: Linux %s, %s vCPUs, %s MB, QEMU TCG (emulated: compare the ratios, not the absolute times)"
+            % (guest.get("kernel", "?"), guest.get("cpus", "?"),
+               (guest.get("mem_kb") or 0) // 1024),
+            "twheel tick: %s" % (fmt_ns(tick_ns) if tick_ns else "module not loaded"),
+            "ratio in brackets: this peer's figure / the best non-twheel peer's at the same pending count"
+            " (below 1 = cheaper than the best peer)"]
+    if not done:
+        head.append("WARNING: the guest did not finish; figures below are partial")
+
+    t, churn = metric_table(
+        recs, "churn", "1. Timeout churn: cost per operation (arm or cancel; 90% cancelled, 10% fire)",
+        "   lower is better; twheel = one ioctl per operation, twheel-bN = N operations per TWHEEL_IOC_BATCH")
+    tables.append(t)
+    t, rearm = metric_table(recs, "rearm", "1b. Re-arm (push a pending timeout further out): cost per operation",
+                            None)
+    tables.append(t)
+    t, cancel = metric_table(recs, "cancel", "2. Cancel scaling: cost per cancel", None,
+                             extra_scaling=True)
+    tables.append(t)
+
+    kb = lambda p: p != "twheel"
+    t, kchurn = metric_table(recs, "kchurn", "4k. In the kernel (twheel_bench.ko): arm + cancel churn, cost per operation",
+                             "   ratio against the better of timer_list and hrtimer", baseline=kb)
+    tables.append(t)
+    t, kcancel = metric_table(recs, "kcancel", "2k. In the kernel: cost per cancel", None,
+                              extra_scaling=True, baseline=kb)
+    tables.append(t)
+    t, krearm = metric_table(recs, "krearm", "1k. In the kernel: cost per re-arm", None, baseline=kb)
+    tables.append(t)
+
+    # 3. expiry delivery
+    ex = [r for r in recs if r["workload"] == "expiry"]
+    if ex:
+        t = Table("3. Expiry delivery: cost per delivered expiry",
+                  ["peer", "timeouts", "process CPU", "machine CPU", "syscalls", "delivered", "early"],
+                  "   process CPU: the collecting process (precise); machine CPU: /proc/stat busy time of"
+                  " both CPUs over the window (10 ms resolution)")
+        for r in sorted(ex, key=lambda r: peer_key(r["peer"])):
+            t.add([r["peer"], r["pending"], fmt_ns(r["proc_cpu_ns_per_expiry"]),
+                   fmt_ns(r["system_cpu_ns_per_expiry"]), "%.3f" % r["syscalls_per_expiry"],
+                   r["delivered"], r["early"]])
+        tables.append(t)
+
+    # 4. accuracy
+    acc = [r for r in recs if r["workload"] == "accuracy"]
+    if acc:
+        t = Table("4. Accuracy: lateness = time the program got the expiry - deadline",
+                  ["peer", "load", "p50", "p90", "p99", "max", "early", "delivered"],
+                  "   nanosleep: clock_nanosleep wake-ups, the machine's own latency floor; "
+                  "(kernel) = twheel's own delivery timestamp")
+        for r in sorted(acc, key=lambda r: (r["load"] != "light", peer_key(r["peer"]))):
+            t.add([r["peer"], r["load"], fmt_us(r["p50_us"]), fmt_us(r["p90_us"]),
+                   fmt_us(r["p99_us"]), fmt_us(r["max_us"]), r["early"],
+                   "%d/%d" % (r["delivered"], r["count"])])
+        tables.append(t)
+
+    # 5. memory
+    mem = [r for r in recs if r["workload"] == "memory"]
+    ksz = {}
+    for r in recs:
+        if r["workload"] == "kchurn":
+            ksz[r["peer"]] = r.get("bytes_per_timeout")
+    if mem or ksz:
+        t = Table("5. Memory per pending timeout",
+                  ["peer", "pending", "kernel memory", "memcg kernel", "memcg total"],
+                  "   kernel memory: /proc/meminfo Slab+KernelStack+PageTables+VmallocUsed+Percpu delta;"
+                  " memcg: the bench cgroup's memory.stat kernel / memory.current delta")
+        for r in sorted(mem, key=lambda r: peer_key(r["peer"])):
+            g = lambda k: ("%.0f B" % r[k]) if r.get(k) is not None else "-"
+            t.add([r["peer"], r["pending"], g("kernel_bytes_per_timeout"),
+                   g("memcg_kernel_bytes_per_timeout"), g("memcg_bytes_per_timeout")])
+        for p in sorted(ksz, key=peer_key):
+            t.add(["%s (in kernel)" % p, "-", "%d B (sizeof)" % ksz[p], "-", "-"])
+        tables.append(t)
+
+    # 6. idle
+    idle = [r for r in recs if r["workload"] == "idle"]
+    if idle:
+        t = Table("6. Idle cost: timer interrupts per second on an otherwise idle guest",
+                  ["configuration", "LOC interrupts/s", "twheel hrtimer firings/s"],
+                  "   none = no twheel module, nothing armed (the machine's floor); +1far = one timeout 10 min away")
+        for r in idle:
+            tw = r.get("twheel_hrtimer_per_sec")
+            t.add([r["peer"], "%.1f" % r["loc_per_sec"], "%.2f" % tw if tw is not None else "-"])
+        tables.append(t)
+
+    # 7. two CPUs
+    two = [r for r in recs if r["workload"] == "twocpu"]
+    if two:
+        t = Table("7. Two CPUs: churn throughput, one thread per CPU vs one thread",
+                  ["peer", "pending", "1 thread ops/s", "2 threads ops/s", "scaling"])
+        by = {}
+        for r in two:
+            by.setdefault(r["peer"], {})[r["threads"]] = r
+        for p in sorted(by, key=peer_key):
+            one, twot = by[p].get(1), by[p].get(2)
+            t.add([p, (one or twot)["pending"],
+                   "%.0f" % one["ops_per_sec"] if one else "-",
+                   "%.0f" % twot["ops_per_sec"] if twot else "-",
+                   fmt_ratio(twot["ops_per_sec"] / one["ops_per_sec"]) if one and twot else "-"])
+        tables.append(t)
+
+    # Goals.
+    def goal(name, status, detail):
+        goals.append({"goal": name, "status": status, "detail": detail})
+
+    def at(d, peer):
+        return {n: v for (p, n), v in d.items() if p == peer and v}
+
+    tw256, tfd = at(churn, "twheel-b256"), at(churn, "timerfd")
+    ur = {}
+    for peer in ("io_uring-b256", "io_uring-b16"):
+        for n, v in at(churn, peer).items():
+            ur.setdefault(n, v)
+    if tw256 and tfd:
+        rs = {n: tfd[n] / tw256[n] for n in tw256 if n in tfd}
+        ok = all(v >= 10 for v in rs.values())
+        ru = {n: ur[n] / tw256[n] for n in tw256 if n in ur}
+        detail = "timerfd/twheel-b256: " + ", ".join(
+            "%s %s" % (fmt_count(n), fmt_ratio(v)) for n, v in sorted(rs.items()))
+        if ru:
+            detail += "; io_uring/twheel-b256: " + ", ".join(
+                "%s %s" % (fmt_count(n), fmt_ratio(v)) for n, v in sorted(ru.items()))
+            ks = sorted(ru)
+            if 1000 in ru and 100000 in ru:
+                ok = ok and ru[100000] > ru[1000] and ru[100000] > 1
+        goal("churn, batches of 256: >= 10x cheaper than timerfd, further ahead of io_uring at 100k than at 1k",
+             "met" if ok else "missed", detail)
+    else:
+        goal("churn, batches of 256: >= 10x cheaper than timerfd", "no data", "")
+
+    tws = at(churn, "twheel")
+    if tws and tfd:
+        rs = {n: tws[n] / tfd[n] for n in tws if n in tfd}
+        goal("single-ioctl churn no slower than timerfd_settime",
+             "met" if all(v <= 1.0 for v in rs.values()) else "missed",
+             "twheel/timerfd: " + ", ".join("%s %s" % (fmt_count(n), fmt_ratio(v))
+                                            for n, v in sorted(rs.items())))
+    else:
+        goal("single-ioctl churn no slower than timerfd_settime", "no data", "")
+
+    parts, ok = [], True
+    for label, d, peer in (("ioctl", cancel, "twheel"), ("batch 256", cancel, "twheel-b256"),
+                           ("in kernel", kcancel, "twheel")):
+        v = at(d, peer)
+        if len(v) >= 2:
+            lo, hi = min(v), max(v)
+            r = v[hi] / v[lo]
+            ok = ok and r <= 1.5
+            parts.append("%s: %s/%s = %s" % (label, fmt_count(hi), fmt_count(lo), fmt_ratio(r)))
+    if parts:
+        big = max((n for (p, n) in cancel), default=0)
+        goal("cancel cost at 1M pending within 1.5x of 1k",
+             ("met" if ok else "missed") + ("" if big >= 1000000 else " (largest run: %s)" % fmt_count(big)),
+             "; ".join(parts))
+    else:
+        goal("cancel cost at 1M pending within 1.5x of 1k", "no data", "")
+
+    tm = [r for r in mem if is_twheel(r["peer"])]
+    if tm:
+        v = max(r["kernel_bytes_per_timeout"] for r in tm)
+        goal("at most 64 bytes of kernel memory per pending timeout",
+             "met" if v <= 64 else "missed",
+             "twheel %.0f B/timeout; timerfd %s" % (v, ", ".join(
+                 "%.0f B" % r["kernel_bytes_per_timeout"] for r in mem if r["peer"] == "timerfd") or "-"))
+    else:
+        goal("at most 64 bytes of kernel memory per pending timeout", "no data", "")
+
+    ktw, ktl, khr = at(kchurn, "twheel"), at(kchurn, "timer_list"), at(kchurn, "hrtimer")
+    if ktw and ktl and khr:
+        n = max(n for n in ktw if n in ktl and n in khr)
+        a, b = ktw[n] / ktl[n], khr[n] / ktw[n]
+        goal("in the kernel at %s pending: arm+cancel within 1.2x of timer_list, >= 2x cheaper than hrtimer"
+             % fmt_count(n), "met" if a <= 1.2 and b >= 2 else "missed",
+             "twheel/timer_list %s, hrtimer/twheel %s" % (fmt_ratio(a), fmt_ratio(b)))
+    else:
+        goal("in the kernel: within 1.2x of timer_list, >= 2x cheaper than hrtimer", "no data", "")
+
+    twa = [r for r in acc if is_twheel(r["peer"])]
+    if twa:
+        early = sum(r["early"] for r in twa)
+        goal("zero early deliveries", "met" if early == 0 else "missed",
+             "%d early out of %d twheel deliveries (userspace receipt and kernel timestamps)"
+             % (early, sum(r["delivered"] for r in twa)))
+        parts, ok = [], True
+        for load in sorted({r["load"] for r in twa}):
+            tw = [r for r in twa if r["load"] == load and "(kernel)" not in r["peer"]]
+            tf = [r for r in acc if r["load"] == load and r["peer"] == "timerfd"]
+            if tw and tf and tick_ns:
+                d = tw[0]["p99_us"] - tf[0]["p99_us"]
+                ok = ok and d <= tick_ns / 1e3
+                parts.append("%s: twheel %s vs timerfd %s (tick %s)" % (
+                    load, fmt_us(tw[0]["p99_us"]), fmt_us(tf[0]["p99_us"]), fmt_ns(tick_ns)))
+        if parts:
+            goal("p99 lateness within one tick of timerfd's p99", "met" if ok else "missed",
+                 "; ".join(parts))
+    else:
+        goal("zero early deliveries; p99 within one tick of timerfd", "no data", "")
+
+    ti = [r for r in idle if r["peer"].startswith("twheel")]
+    if ti and all(r.get("twheel_hrtimer_per_sec") is not None for r in ti):
+        v = max(r["twheel_hrtimer_per_sec"] for r in ti)
+        goal("zero twheel hrtimer firings per second when idle", "met" if v == 0 else "missed",
+             ", ".join("%s %.2f/s" % (r["peer"], r["twheel_hrtimer_per_sec"]) for r in ti))
+    elif ti:
+        goal("zero twheel hrtimer firings per second when idle", "no data",
+             "twheel's debugfs statistics had no hrtimer firing counter the parser recognised")
+    else:
+        goal("zero twheel hrtimer firings per second when idle", "no data", "")
+
+    gt = Table("Goals (issue 5)", ["goal", "status", "figures"])
+    for g in goals:
+        gt.add([g["goal"], g["status"], g["detail"]])
+    text = "\n".join(head) + "\n\n" + "\n".join(t.render() for t in tables if t) + "\n" + gt.render()
+    if notes:
+        text += "\nNotes from the guest:\n" + "\n".join("  " + n for n in notes) + "\n"
+    return text, goals
+
+
+GP_COLORS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b",
+             "#e377c2", "#7f7f7f", "#bcbd22", "#17becf", "#000000"]
+
+
+def gnuplot(script, out_dir):
+    gp = shutil.which("gnuplot")
+    if not gp:
+        return False
+    r = subprocess.run([gp], input=script, text=True, cwd=out_dir,
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    if r.returncode:
+        sys.stderr.write("bench_report: gnuplot failed: %s\n" % r.stderr.strip()[:400])
+    return r.returncode == 0
+
+
+def plot_cost(recs, workloads, title, png, out_dir):
+    rs = [r for r in recs if r["workload"] in workloads and valid(r) and r.get("ns_per_op")]
+    if not rs:
+        return None
+    series = {}
+    for r in rs:
+        label = r["peer"] if len(workloads) == 1 else "%s %s" % (r["peer"], r["workload"])
+        series.setdefault(label, []).append((r["pending"], r["ns_per_op"]))
+    lines = ['set terminal pngcairo size 900,560 font "sans,10"',
+             'set output "%s"' % png, 'set title "%s"' % title,
+             "set logscale xy", 'set xlabel "pending timeouts"',
+             'set ylabel "ns per operation (log)"', "set grid",
+             "set key outside right", 'set format x "%.0s%c"']
+    plots = []
+    for i, (label, pts) in enumerate(sorted(series.items(), key=lambda kv: peer_key(kv[0]))):
+        name = "$d%d" % i
+        lines.append("%s << EOD" % name)
+        lines.extend("%d %g" % p for p in sorted(pts))
+        lines.append("EOD")
+        plots.append('%s using 1:2 with linespoints lw 2 pt 7 lc rgb "%s" title "%s"'
+                     % (name, GP_COLORS[i % len(GP_COLORS)], label))
+    lines.append("plot " + ", ".join(plots))
+    return png if gnuplot("\n".join(lines) + "\n", out_dir) else None
+
+
+def plot_lateness(recs, load, png, out_dir):
+    rs = [r for r in recs if r["workload"] == "accuracy" and r["load"] == load and r.get("cdf_us")]
+    if not rs:
+        return None
+    lines = ['set terminal pngcairo size 900,560 font "sans,10"', 'set output "%s"' % png,
+             'set title "Lateness distribution (%s load): fraction delivered within x"' % load,
+             "set logscale x", 'set xlabel "lateness (us, log)"',
+             'set ylabel "cumulative fraction"', "set grid", "set key bottom right",
+             "set yrange [0:1]"]
+    plots = []
+    for i, r in enumerate(sorted(rs, key=lambda r: peer_key(r["peer"]))):
+        name = "$l%d" % i
+        lines.append("%s << EOD" % name)
+        cdf = r["cdf_us"]
+        for q, v in enumerate(cdf):
+            if v is not None:
+                lines.append("%g %g" % (max(v, 0.1), q / (len(cdf) - 1)))
+        lines.append("EOD")
+        plots.append('%s using 1:2 with lines lw 2 lc rgb "%s" title "%s"'
+                     % (name, GP_COLORS[i % len(GP_COLORS)], r["peer"]))
+    lines.append("plot " + ", ".join(plots))
+    return png if gnuplot("\n".join(lines) + "\n", out_dir) else None
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--results", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--cmd", default="make bench")
+    a = ap.parse_args()
+    recs, notes, blocks, done = load(a.results)
+    text, goals = build(recs, notes, blocks, done, a.cmd)
+    os.makedirs(a.out, exist_ok=True)
+    pngs = [p for p in (
+        plot_cost(recs, ["churn"], "Timeout churn: cost per operation vs pending", "churn.png", a.out),
+        plot_cost(recs, ["cancel"], "Cancel: cost per cancel vs pending", "cancel.png", a.out),
+        plot_cost(recs, ["rearm"], "Re-arm: cost per operation vs pending", "rearm.png", a.out),
+        plot_cost(recs, ["kchurn", "kcancel"], "In the kernel: churn and cancel vs pending",
+                  "kernel.png", a.out),
+        plot_lateness(recs, "light", "lateness-light.png", a.out),
+        plot_lateness(recs, "stress", "lateness-stress.png", a.out),
+    ) if p]
+    with open(os.path.join(a.out, "table.txt"), "w") as f:
+        f.write(text)
+    doc = {
+        "command": a.cmd,
+        "generated": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "complete": done,
+        "env": [r for r in recs if r["workload"] == "env"],
+        "results": [r for r in recs if r["workload"] != "env"],
+        "goals": goals,
+        "notes": notes,
+        "debugfs": blocks,
+        "plots": pngs,
+    }
+    with open(os.path.join(a.out, "results.json"), "w") as f:
+        json.dump(doc, f, indent=1)
+    sys.stdout.write(text)
+    if pngs:
+        sys.stdout.write("\nplots: %s\n" % ", ".join(os.path.join(a.out, p) for p in pngs))
+
+
+if __name__ == "__main__":
+    main()
