@@ -107,24 +107,21 @@ stress_files() {
 }
 
 run_guest() {
-	local timeout mem files=() rc=0 tailpid
+	local timeout mem files=() rc=0 vmpid
 	if [ "$QUICK" = 1 ]; then timeout=240 mem=2048; else timeout=1080 mem=4096; fi
 	mapfile -t files < <(stress_files)
 	log "bench: booting Linux $(stock_release "$KERNEL") in QEMU (TCG, 2 vCPUs, ${mem} MB)"
 	mkdir -p "$OUT/run"
 	: >"$OUT/run/console.log"
-	# Progress: the payload's "bench:" lines from the console.
-	tail -n +1 -F "$OUT/run/console.log" 2>/dev/null |
-		grep --line-buffered -a '^bench:' |
-		sed -u 's/^bench: /  /' >&2 &
-	tailpid=$!
 	"$TWHEEL_ROOT/scripts/vm-run" --kernel "$KERNEL" --payload "$TWHEEL_ROOT/scripts/bench-guest.sh" \
 		--out "$OUT/run" --modules "$OUT/stage/modules" --tests "$OUT/stage/tests" \
 		--mem "$mem" --smp 2 --timeout "$timeout" --env "BENCH_QUICK=$QUICK" \
-		--append "quiet loglevel=4" "${files[@]+"${files[@]}"}" || rc=$?
-	sleep 0.5
-	kill "$tailpid" 2>/dev/null || true
-	wait "$tailpid" 2>/dev/null || true
+		--append "quiet loglevel=4" "${files[@]+"${files[@]}"}" &
+	vmpid=$!
+	# Progress: the payload's "bench:" lines from the console, until vm-run ends.
+	tail -n +1 -F --pid="$vmpid" "$OUT/run/console.log" 2>/dev/null |
+		grep --line-buffered -a '^bench:' | sed -u 's/^bench: /  /' >&2 || true
+	wait "$vmpid" || rc=$?
 	[ "$rc" = 0 ] || log "bench: the guest did not finish cleanly (status $rc); reporting what it measured"
 	grep -q '^@@ DONE' "$OUT/run/results.log" 2>/dev/null ||
 		log "bench: the guest's payload did not complete"
