@@ -1,0 +1,571 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dev_file.c - the timeouts of one open /dev/twheel file
+ *
+ * Each open file owns a set of timeouts, found by handle in an xarray. A
+ * handle is the timeout's slot in that xarray (lower 32 bits) and the file's
+ * generation when the slot was handed out (upper 32 bits). Slots are handed
+ * out cyclically, so a slot is not reused until the allocation has gone all
+ * the way round; each file starts with, and on every round takes, a new
+ * generation from a module-wide counter, so no two files and no two rounds
+ * share one (until that counter wraps, after 2^32 opens and rounds). A stale
+ * handle, or one from another file, finds no timeout or one whose stored
+ * handle differs (-ENOENT).
+ *
+ * The timeout is its own event: when it expires, its callback stores the
+ * expiry time and sets the READY mark on its slot; read() finds marked slots,
+ * copies their records out and then consumes them. Nothing is allocated on
+ * the expiry path, and a cancel or re-arm drops a queued record by clearing
+ * the mark. Like timerfd, a periodic timeout is re-armed when its record is
+ * read, never by its callback: a short period cannot keep a CPU busy while
+ * nobody reads, and a reader that fell behind sees one record with an
+ * overrun count (fixed rate) instead of a queue of them.
+ *
+ * Locking
+ * -------
+ * tf->lock (a mutex) serialises every ioctl and read() of the file: under it
+ * the set of timeouts, their handles, deadlines and periods, and the counters
+ * @nr_live, @gen, @next_slot and @read_cursor only change in process context,
+ * so read() may copy a record to userspace and only then consume it.
+ *
+ * The xarray's own lock (taken with softirqs disabled; the callbacks run in
+ * softirq context) guards what a callback changes: the READY marks,
+ * tf->nr_queued and the timeout's @expired. The callback takes nothing else;
+ * in particular it never takes tf->lock, so twheel_cancel_sync() may be
+ * called with tf->lock held, but never with the xa_lock held.
+ *
+ * The callback wakes the wait queue with the xa_lock still held. Whoever
+ * consumes or cancels a record takes the xa_lock after the callback that
+ * queued it dropped it, so once a timeout is gone from the xarray no
+ * callback still touches the file: release may free it after cancelling
+ * what is left.
+ *
+ * Lock order: tf->lock, then the xa_lock, then tf->wqh.lock.
+ */
+#include <linux/atomic.h>
+#include <linux/cpumask.h>
+#include <linux/err.h>
+#include <linux/ktime.h>
+#include <linux/math64.h>
+#include <linux/overflow.h>
+#include <linux/poll.h>
+#include <linux/sched.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/timekeeping.h>
+#include <linux/uaccess.h>
+#include <linux/twheel.h>
+
+#include "twheel.h"
+#include "twheel_internal.h"
+#include "dev_file.h"
+
+/* Slot mark of a timeout whose record is waiting to be read. */
+#define TWHEEL_READY		XA_MARK_1
+
+/* Slots span this many times the per-file limit; see twheel_file_create(). */
+#define TWHEEL_SLOT_SPREAD	4ULL
+
+/*
+ * Per-timeout memory is charged to the caller's memory cgroup. Past its
+ * limit an arm fails with -ENOMEM instead of waking the OOM killer, and a
+ * failure is the caller's business: no allocation warning.
+ */
+#define TWHEEL_GFP		(GFP_KERNEL_ACCOUNT | __GFP_NORETRY | \
+				 __GFP_NOWARN)
+
+/**
+ * struct twheel_dev_timeout - one timeout of an open file
+ * @tw: the wheel's timeout
+ * @tf: the file that owns it
+ * @handle: its handle; the lower half is its slot
+ * @cookie: the caller's cookie
+ * @deadline: CLOCK_MONOTONIC deadline of the current arming, in ns
+ * @expired: when the callback ran for that arming (under the xa_lock)
+ * @period: 0 for a one-shot timeout, else the period in ns
+ * @cpu: CPU it was armed on, or TWHEEL_CPU_LOCAL
+ * @flags: TWHEEL_ARM_FIXED_DELAY or 0
+ */
+struct twheel_dev_timeout {
+	struct twheel_timeout tw;
+	struct twheel_file *tf;
+	u64 handle;
+	u64 cookie;
+	u64 deadline;
+	u64 expired;
+	u64 period;
+	s32 cpu;
+	u32 flags;
+};
+
+/**
+ * struct twheel_record - a record on its way to userspace
+ * @ev: the record as read() returns it
+ * @tdt: the timeout it belongs to
+ * @next: next deadline of a periodic timeout
+ */
+struct twheel_record {
+	struct twheel_event ev;
+	struct twheel_dev_timeout *tdt;
+	u64 next;
+};
+
+static struct kmem_cache *twheel_timeout_cache;
+
+/* Source of handle generations; see the top of this file. */
+static atomic_t twheel_gen_seq = ATOMIC_INIT(0);
+
+static u32 twheel_slot(const struct twheel_dev_timeout *tdt)
+{
+	return lower_32_bits(tdt->handle);
+}
+
+/*
+ * Softirq, on the CPU that owns the timeout, with no twheel lock held. The
+ * timeout is not armed again until its record is consumed, so its mark is
+ * clear here.
+ */
+static void twheel_file_expire(struct twheel_timeout *t)
+{
+	struct twheel_dev_timeout *tdt =
+		container_of(t, struct twheel_dev_timeout, tw);
+	struct twheel_file *tf = tdt->tf;
+
+	xa_lock(&tf->timeouts);
+	tdt->expired = ktime_get_ns();
+	__xa_set_mark(&tf->timeouts, twheel_slot(tdt), TWHEEL_READY);
+	WRITE_ONCE(tf->nr_queued, tf->nr_queued + 1);
+	wake_up_poll(&tf->wqh, EPOLLIN | EPOLLRDNORM);
+	xa_unlock(&tf->timeouts);
+}
+
+/* Drop the queued record of @tdt, if any. Caller holds the xa_lock. */
+static void twheel_unqueue_locked(struct twheel_file *tf,
+				  struct twheel_dev_timeout *tdt)
+{
+	if (!xa_get_mark(&tf->timeouts, twheel_slot(tdt), TWHEEL_READY))
+		return;
+	__xa_clear_mark(&tf->timeouts, twheel_slot(tdt), TWHEEL_READY);
+	WRITE_ONCE(tf->nr_queued, tf->nr_queued - 1);
+}
+
+static void twheel_unqueue(struct twheel_file *tf,
+			   struct twheel_dev_timeout *tdt)
+{
+	xa_lock_bh(&tf->timeouts);
+	twheel_unqueue_locked(tf, tdt);
+	xa_unlock_bh(&tf->timeouts);
+}
+
+/* Free a timeout that is neither armed nor running. Caller holds tf->lock. */
+static void twheel_free(struct twheel_file *tf, struct twheel_dev_timeout *tdt)
+{
+	xa_lock_bh(&tf->timeouts);
+	twheel_unqueue_locked(tf, tdt);
+	__xa_erase(&tf->timeouts, twheel_slot(tdt));
+	xa_unlock_bh(&tf->timeouts);
+	kmem_cache_free(twheel_timeout_cache, tdt);
+	WRITE_ONCE(tf->nr_live, tf->nr_live - 1);
+}
+
+/*
+ * Arm @tdt for @tdt->deadline, which the caller has checked against the
+ * longest delay. The only failure left is that the chosen CPU went offline
+ * since it was checked; then the timeout runs on this CPU, as the wheel does
+ * with the timeouts of a CPU that goes offline.
+ */
+static void twheel_start(struct twheel_dev_timeout *tdt)
+{
+	if (twheel_arm_abs(&tdt->tw, tdt->deadline, tdt->cpu) == -EINVAL)
+		twheel_arm_abs(&tdt->tw, tdt->deadline, TWHEEL_CPU_LOCAL);
+}
+
+/**
+ * twheel_deadline() - CLOCK_MONOTONIC deadline of an arm or re-arm request
+ * @expires: delay in ns, or absolute deadline if @flags has TWHEEL_ARM_ABS
+ * @flags: TWHEEL_ARM_* flags of the request
+ * @now: current CLOCK_MONOTONIC time in ns
+ * @deadline: out: the deadline
+ *
+ * A deadline in the past is accepted: the timeout fires at once.
+ *
+ * Return: 0, -EINVAL if an absolute deadline is not a CLOCK_MONOTONIC time,
+ * -ERANGE if the deadline lies further than twheel_max_delay_ns() ahead.
+ */
+static int twheel_deadline(u64 expires, u32 flags, u64 now, u64 *deadline)
+{
+	u64 max_delay = twheel_max_delay_ns();
+
+	if (flags & TWHEEL_ARM_ABS) {
+		if (expires > KTIME_MAX)
+			return -EINVAL;
+		if (expires > now && expires - now > max_delay)
+			return -ERANGE;
+		*deadline = expires;
+		return 0;
+	}
+	if (expires > max_delay || check_add_overflow(now, expires, deadline) ||
+	    *deadline > KTIME_MAX)
+		return -ERANGE;
+	return 0;
+}
+
+/* Check the flags, CPU and period of an arm request. */
+static int twheel_check_arm(const struct twheel_arm *arm)
+{
+	if (arm->flags & ~TWHEEL_ARM_FLAGS_ALL)
+		return -EINVAL;
+	if (arm->flags & TWHEEL_ARM_CPU) {
+		if (arm->cpu >= nr_cpu_ids || !cpu_online(arm->cpu))
+			return -EINVAL;
+	} else if (arm->cpu) {
+		return -EINVAL;
+	}
+	if (!arm->period)
+		return arm->flags & TWHEEL_ARM_FIXED_DELAY ? -EINVAL : 0;
+	if (arm->period < twheel_tick_ns())
+		return -EINVAL;
+	if (arm->period > twheel_max_delay_ns())
+		return -ERANGE;
+	return 0;
+}
+
+/*
+ * Allocate a timeout for @arm, already checked, due at @deadline, and give it
+ * a slot and a handle. Caller holds tf->lock.
+ */
+static struct twheel_dev_timeout *twheel_alloc(struct twheel_file *tf,
+					       const struct twheel_arm *arm,
+					       u64 deadline)
+{
+	struct twheel_dev_timeout *tdt;
+	u32 slot;
+	int ret;
+
+	if (tf->nr_live >= tf->max_pending)
+		return ERR_PTR(-ENOSPC);
+	tdt = kmem_cache_alloc(twheel_timeout_cache, TWHEEL_GFP);
+	if (!tdt)
+		return ERR_PTR(-ENOMEM);
+	twheel_timeout_init(&tdt->tw, twheel_file_expire);
+	tdt->tf = tf;
+	tdt->cookie = arm->cookie;
+	tdt->deadline = deadline;
+	tdt->period = arm->period;
+	tdt->cpu = arm->flags & TWHEEL_ARM_CPU ? arm->cpu : TWHEEL_CPU_LOCAL;
+	tdt->flags = arm->flags & TWHEEL_ARM_FIXED_DELAY;
+
+	ret = xa_alloc_cyclic_bh(&tf->timeouts, &slot, tdt,
+				 XA_LIMIT(1, tf->slot_max), &tf->next_slot,
+				 TWHEEL_GFP);
+	if (ret < 0) {
+		kmem_cache_free(twheel_timeout_cache, tdt);
+		return ERR_PTR(ret);
+	}
+	if (ret == 1)
+		tf->gen = atomic_inc_return(&twheel_gen_seq);
+	tdt->handle = (u64)tf->gen << 32 | slot;
+	WRITE_ONCE(tf->nr_live, tf->nr_live + 1);
+	return tdt;
+}
+
+/**
+ * twheel_file_arm() - arm a new timeout
+ * @tf: the file, with @tf->lock held
+ * @arm: the request; its @handle is ignored
+ * @handle: out: the new timeout's handle
+ *
+ * Context: process context; may sleep to allocate.
+ * Return: 0; -EINVAL for unknown flags, a bad CPU or period, or an absolute
+ * deadline past the clock's range; -ERANGE for a delay or period longer than
+ * twheel_max_delay_ns(); -ENOSPC if the file holds its limit of timeouts;
+ * -ENOMEM if memory (or the caller's memory cgroup) is exhausted.
+ */
+int twheel_file_arm(struct twheel_file *tf, const struct twheel_arm *arm,
+		    u64 *handle)
+{
+	struct twheel_dev_timeout *tdt;
+	u64 deadline;
+	int ret;
+
+	lockdep_assert_held(&tf->lock);
+	ret = twheel_check_arm(arm);
+	if (ret)
+		return ret;
+	ret = twheel_deadline(arm->expires, arm->flags, ktime_get_ns(),
+			      &deadline);
+	if (ret)
+		return ret;
+	tdt = twheel_alloc(tf, arm, deadline);
+	if (IS_ERR(tdt))
+		return PTR_ERR(tdt);
+	twheel_start(tdt);
+	*handle = tdt->handle;
+	return 0;
+}
+
+/* The live timeout that @handle names, or NULL. Caller holds tf->lock. */
+static struct twheel_dev_timeout *twheel_lookup(struct twheel_file *tf,
+						u64 handle)
+{
+	struct twheel_dev_timeout *tdt;
+
+	tdt = xa_load(&tf->timeouts, lower_32_bits(handle));
+	if (!tdt || tdt->handle != handle)
+		return NULL;
+	return tdt;
+}
+
+/**
+ * twheel_file_rearm() - move a live timeout to a new expiry
+ * @tf: the file, with @tf->lock held
+ * @handle: the timeout
+ * @expires: delay in ns, or absolute deadline with TWHEEL_ARM_ABS
+ * @flags: TWHEEL_ARM_ABS or 0
+ *
+ * The timeout keeps its cookie, period and CPU. A record of it that waits to
+ * be read is dropped.
+ *
+ * Context: process context; may busy-wait for the timeout's callback.
+ * Return: 0; -EINVAL for other flags or an absolute deadline past the
+ * clock's range; -ENOENT if @handle names no live timeout of @tf; -ERANGE if
+ * the deadline lies further than twheel_max_delay_ns() ahead.
+ */
+int twheel_file_rearm(struct twheel_file *tf, u64 handle, u64 expires,
+		      u32 flags)
+{
+	struct twheel_dev_timeout *tdt;
+	u64 deadline;
+	int ret;
+
+	lockdep_assert_held(&tf->lock);
+	if (flags & ~TWHEEL_ARM_ABS)
+		return -EINVAL;
+	tdt = twheel_lookup(tf, handle);
+	if (!tdt)
+		return -ENOENT;
+	ret = twheel_deadline(expires, flags, ktime_get_ns(), &deadline);
+	if (ret)
+		return ret;
+	/* A callback still running would queue a record for the old arming. */
+	twheel_cancel_sync(&tdt->tw);
+	twheel_unqueue(tf, tdt);
+	tdt->deadline = deadline;
+	twheel_start(tdt);
+	return 0;
+}
+
+/**
+ * twheel_file_cancel() - cancel a live timeout and free its handle
+ * @tf: the file, with @tf->lock held
+ * @handle: the timeout
+ *
+ * Once this returns 0, no record of @handle is read, even one that was
+ * already queued.
+ *
+ * Context: process context; may busy-wait for the timeout's callback.
+ * Return: 0, or -ENOENT if @handle names no live timeout of @tf.
+ */
+int twheel_file_cancel(struct twheel_file *tf, u64 handle)
+{
+	struct twheel_dev_timeout *tdt;
+
+	lockdep_assert_held(&tf->lock);
+	tdt = twheel_lookup(tf, handle);
+	if (!tdt)
+		return -ENOENT;
+	twheel_cancel_sync(&tdt->tw);
+	twheel_free(tf, tdt);
+	return 0;
+}
+
+/*
+ * Fill the record of @tdt, whose callback ran at @expired, as read at @now.
+ * A fixed-rate timeout counts the further periods that have passed as
+ * overruns and next expires on the first period boundary after @now; a
+ * fixed-delay one next expires a period after @now.
+ */
+static void twheel_fill_record(struct twheel_dev_timeout *tdt, u64 expired,
+			       u64 now, struct twheel_record *rec)
+{
+	u64 late, rem;
+
+	rec->tdt = tdt;
+	rec->ev.handle = tdt->handle;
+	rec->ev.cookie = tdt->cookie;
+	rec->ev.deadline = tdt->deadline;
+	rec->ev.expired = expired;
+	rec->ev.overrun = 0;
+	rec->ev.flags = tdt->period ? TWHEEL_EV_PERIODIC : 0;
+	rec->ev.reserved = 0;
+	if (!tdt->period)
+		return;
+	if (tdt->flags & TWHEEL_ARM_FIXED_DELAY) {
+		rec->next = now + tdt->period;
+		return;
+	}
+	late = now > tdt->deadline ? now - tdt->deadline : 0;
+	rec->ev.overrun = div64_u64_rem(late, tdt->period, &rem);
+	rec->next = now + tdt->period - rem;
+}
+
+/*
+ * Find the next ready record, going round from the read cursor so that
+ * every slot gets its turn. Caller holds tf->lock.
+ */
+static bool twheel_peek(struct twheel_file *tf, struct twheel_record *rec)
+{
+	struct twheel_dev_timeout *tdt;
+	unsigned long slot = tf->read_cursor;
+	u64 expired = 0;
+
+	xa_lock_bh(&tf->timeouts);
+	tdt = xa_find(&tf->timeouts, &slot, ULONG_MAX, TWHEEL_READY);
+	if (!tdt && tf->read_cursor) {
+		slot = 0;
+		tdt = xa_find(&tf->timeouts, &slot, ULONG_MAX, TWHEEL_READY);
+	}
+	if (tdt)
+		expired = tdt->expired;
+	xa_unlock_bh(&tf->timeouts);
+	if (!tdt)
+		return false;
+	twheel_fill_record(tdt, expired, ktime_get_ns(), rec);
+	return true;
+}
+
+/* The record went out: free a one-shot timeout, re-arm a periodic one. */
+static void twheel_consume(struct twheel_file *tf, struct twheel_record *rec)
+{
+	struct twheel_dev_timeout *tdt = rec->tdt;
+
+	tf->read_cursor = twheel_slot(tdt) + 1;
+	if (!tdt->period) {
+		twheel_free(tf, tdt);
+		return;
+	}
+	twheel_unqueue(tf, tdt);
+	tdt->deadline = rec->next;
+	twheel_start(tdt);
+}
+
+/**
+ * twheel_file_read() - copy ready records to userspace and consume them
+ * @tf: the file, with @tf->lock held
+ * @buf: user buffer
+ * @count: its size, at least one record
+ *
+ * A record is consumed only once it has been copied, so a fault part-way
+ * loses nothing: the records not copied stay queued.
+ *
+ * Context: process context; may fault.
+ * Return: bytes copied (whole records), 0 if no record was ready, or
+ * -EFAULT if not even the first record could be copied.
+ */
+ssize_t twheel_file_read(struct twheel_file *tf, char __user *buf,
+			 size_t count)
+{
+	struct twheel_record rec;
+	size_t done = 0;
+
+	lockdep_assert_held(&tf->lock);
+	while (count - done >= sizeof(rec.ev) && twheel_peek(tf, &rec)) {
+		if (copy_to_user(buf + done, &rec.ev, sizeof(rec.ev)))
+			return done ? done : -EFAULT;
+		twheel_consume(tf, &rec);
+		done += sizeof(rec.ev);
+		cond_resched();
+	}
+	return done;
+}
+
+/**
+ * twheel_file_show() - print a file's counters for /proc/<pid>/fdinfo
+ * @tf: the file
+ * @m: where to print
+ *
+ * The counters are read without locks and may be a moment old.
+ */
+void twheel_file_show(struct twheel_file *tf, struct seq_file *m)
+{
+	seq_printf(m, "pending:\t%u\nqueued:\t%u\nmax_pending:\t%u\n",
+		   READ_ONCE(tf->nr_live), READ_ONCE(tf->nr_queued),
+		   tf->max_pending);
+}
+
+/**
+ * twheel_file_create() - allocate the context of a newly opened file
+ *
+ * Slots are handed out cyclically from 1 to four times the per-file limit:
+ * a freed slot waits a long while before it is reused (and the handle's
+ * generation has changed by then), yet the live slots stay within a range
+ * the xarray covers with a bounded number of nodes.
+ *
+ * Context: process context.
+ * Return: the new context, or NULL if out of memory.
+ */
+struct twheel_file *twheel_file_create(void)
+{
+	struct twheel_file *tf;
+
+	tf = kzalloc(sizeof(*tf), GFP_KERNEL_ACCOUNT);
+	if (!tf)
+		return NULL;
+	mutex_init(&tf->lock);
+	xa_init_flags(&tf->timeouts, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_BH |
+		      XA_FLAGS_ACCOUNT);
+	init_waitqueue_head(&tf->wqh);
+	tf->gen = atomic_inc_return(&twheel_gen_seq);
+	tf->max_pending = twheel_param_max_pending;
+	tf->slot_max = min_t(u64, TWHEEL_SLOT_SPREAD * tf->max_pending,
+			     U32_MAX);
+	return tf;
+}
+
+/**
+ * twheel_file_destroy() - cancel and free everything a file owns
+ * @tf: the file; nothing else uses it any more
+ *
+ * Callbacks of timeouts not cancelled yet may run on other CPUs meanwhile;
+ * each timeout is freed only once its callback cannot run.
+ *
+ * Context: process context; may busy-wait for callbacks.
+ */
+void twheel_file_destroy(struct twheel_file *tf)
+{
+	struct twheel_dev_timeout *tdt;
+	unsigned long slot;
+
+	xa_for_each(&tf->timeouts, slot, tdt) {
+		twheel_cancel_sync(&tdt->tw);
+		kmem_cache_free(twheel_timeout_cache, tdt);
+		cond_resched();
+	}
+	xa_destroy(&tf->timeouts);
+	mutex_destroy(&tf->lock);
+	kfree(tf);
+}
+
+/**
+ * twheel_file_cache_init() - create the slab cache of the timeouts
+ *
+ * The cache is SLAB_ACCOUNT: every timeout is charged to the memory cgroup
+ * of the task that armed it.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int twheel_file_cache_init(void)
+{
+	twheel_timeout_cache = KMEM_CACHE(twheel_dev_timeout, SLAB_ACCOUNT);
+	return twheel_timeout_cache ? 0 : -ENOMEM;
+}
+
+/**
+ * twheel_file_cache_exit() - destroy the slab cache of the timeouts
+ *
+ * Every file must have been released.
+ */
+void twheel_file_cache_exit(void)
+{
+	kmem_cache_destroy(twheel_timeout_cache);
+}
