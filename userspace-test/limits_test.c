@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * limits_test.c - what bounds a /dev/twheel file: the per-file limit on live
+ * timeouts (-ENOSPC) and the caller's memory cgroup (-ENOMEM, cleanly, with
+ * no OOM kill).
+ *
+ * The memory cgroup test needs root and cgroup2 with the memory controller
+ * (mounted at /sys/fs/cgroup, or mountable there); it skips otherwise.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <linux/twheel.h>
+
+#include "harness.h"
+#include "twheel_util.h"
+
+#define CG_ROOT		"/sys/fs/cgroup"
+
+/* Arm up to @n timeouts 10 s away in batches; returns how many were armed. */
+static uint32_t arm_until(int fd, uint32_t n, uint32_t max_batch, int *err)
+{
+	struct twheel_op *ops = calloc(max_batch, sizeof(*ops));
+	uint32_t done = 0, i, k;
+
+	ASSERT_TRUE(ops != NULL);
+	*err = 0;
+	while (done < n && !*err) {
+		k = n - done < max_batch ? n - done : max_batch;
+		for (i = 0; i < k; i++)
+			ops[i] = (struct twheel_op){
+				.op = TWHEEL_OP_ARM, .expires = 10 * SEC,
+			};
+		ASSERT_EQ(tw_batch(fd, ops, k, sizeof(*ops)), 0);
+		for (i = 0; i < k && !*err; i++) {
+			if (ops[i].result)
+				*err = ops[i].result;
+			else
+				done++;
+		}
+	}
+	free(ops);
+	return done;
+}
+
+TEST_TIMEOUT(per_file_limit_enospc, 100)
+{
+	int fd = tw_open(), other, err;
+	struct twheel_info info;
+	struct twheel_op op = { .op = TWHEEL_OP_ARM, .expires = SEC };
+	uint64_t t0, first, h;
+	uint32_t n;
+
+	tw_info(fd, &info);
+	t0 = now_ns();
+	first = tw_arm(fd, 0, 10 * SEC);
+	n = 1 + arm_until(fd, info.max_pending - 1, info.max_batch, &err);
+	TH_LOG("armed %u timeouts (the limit) in %llu ms", n,
+	       (unsigned long long)(now_ns() - t0) / MS);
+	ASSERT_EQ(err, 0);
+	ASSERT_EQ(n, info.max_pending);
+	EXPECT_EQ(tw_fdinfo(fd, "pending"), info.max_pending);
+
+	EXPECT_EQ(tw_arm_full(fd, 0, SEC, 0, 0, 0, NULL), -ENOSPC);
+	ASSERT_EQ(tw_batch(fd, &op, 1, sizeof(op)), 0);
+	EXPECT_EQ(op.result, -ENOSPC);
+	/* The limit is per file. */
+	other = tw_open();
+	EXPECT_EQ(tw_arm_full(other, 0, SEC, 0, 0, 0, &h), 0);
+	close(other);
+	/* A freed handle makes room for exactly one more. */
+	EXPECT_EQ(tw_cancel(fd, first), 0);
+	EXPECT_EQ(tw_arm_full(fd, 0, SEC, 0, 0, 0, &h), 0);
+	EXPECT_EQ(tw_arm_full(fd, 0, SEC, 0, 0, 0, NULL), -ENOSPC);
+	t0 = now_ns();
+	close(fd);
+	TH_LOG("closed with %u pending in %llu ms", n,
+	       (unsigned long long)(now_ns() - t0) / MS);
+}
+
+/* A record waiting to be read still counts: its handle is live. */
+TEST(queued_records_count_against_the_limit)
+{
+	int fd = tw_open();
+	struct twheel_event ev;
+	uint64_t h = tw_arm(fd, 0, 0);
+
+	ASSERT_TRUE(tw_wait_ready(fd, 2000));
+	EXPECT_EQ(tw_fdinfo(fd, "pending"), 1);
+	ASSERT_EQ(tw_read(fd, &ev, 1), 1);
+	EXPECT_EQ_U(ev.handle, h);
+	EXPECT_EQ(tw_fdinfo(fd, "pending"), 0);
+	close(fd);
+}
+
+static int write_file(const char *path, const char *val)
+{
+	FILE *f = fopen(path, "w");
+	int ret;
+
+	if (!f)
+		return -errno;
+	ret = fputs(val, f) < 0 ? -EIO : 0;
+	if (fclose(f))
+		ret = -errno;
+	return ret;
+}
+
+static long long read_key(const char *path, const char *key)
+{
+	char line[256];
+	size_t klen = strlen(key);
+	long long v = -1;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, klen) && line[klen] == ' ')
+			v = strtoll(line + klen + 1, NULL, 10);
+	fclose(f);
+	return v;
+}
+
+/* Make sure cgroup2 with the memory controller is at CG_ROOT, or SKIP. */
+static void need_memcg(void)
+{
+	char buf[256] = "";
+	FILE *f;
+
+	if (access(CG_ROOT "/cgroup.controllers", F_OK)) {
+		mkdir(CG_ROOT, 0755);
+		if (mount("none", CG_ROOT, "cgroup2", 0, NULL))
+			SKIP("cannot mount cgroup2: %s", strerror(errno));
+	}
+	f = fopen(CG_ROOT "/cgroup.controllers", "r");
+	if (!f || !fgets(buf, sizeof(buf), f) || !strstr(buf, "memory"))
+		SKIP("no memory controller in cgroup2");
+	fclose(f);
+	write_file(CG_ROOT "/cgroup.subtree_control", "+memory");
+}
+
+/*
+ * In the child: join @cg, open the device and arm until an arm fails.
+ * Exit status: 0 for -ENOMEM, 2 for -ENOSPC, 1 for anything else. The
+ * number armed goes to *@count (shared memory).
+ */
+static void __attribute__((noreturn)) fill_cgroup(const char *cg,
+						  uint32_t *count)
+{
+	char path[256];
+	uint64_t h;
+	int fd, ret;
+
+	snprintf(path, sizeof(path), "%s/cgroup.procs", cg);
+	if (write_file(path, "0"))
+		_exit(1);
+	fd = open(TW_DEV, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		_exit(1);
+	while (!(ret = tw_arm_full(fd, 0, 10 * SEC, 0, 0, 0, &h)))
+		(*count)++;
+	_exit(ret == -ENOMEM ? 0 : ret == -ENOSPC ? 2 : 1);
+}
+
+TEST_TIMEOUT(memcg_limit_enomem_without_oom, 100)
+{
+	uint32_t *count = mmap(NULL, sizeof(*count), PROT_READ | PROT_WRITE,
+			       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	char cg[128], path[192];
+	long long oom_kills;
+	int status;
+	pid_t pid;
+
+	ASSERT_TRUE(count != MAP_FAILED);
+	need_memcg();
+	snprintf(cg, sizeof(cg), CG_ROOT "/twheel-test-%d", getpid());
+	if (mkdir(cg, 0755))
+		SKIP("cannot create a cgroup: %s", strerror(errno));
+	snprintf(path, sizeof(path), "%s/memory.max", cg);
+	ASSERT_EQ(write_file(path, "4M"), 0);
+	snprintf(path, sizeof(path), "%s/memory.swap.max", cg);
+	write_file(path, "0");
+
+	fflush(stdout);
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (!pid)
+		fill_cgroup(cg, count);
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+
+	snprintf(path, sizeof(path), "%s/memory.events", cg);
+	oom_kills = read_key(path, "oom_kill");
+	TH_LOG("%u timeouts armed under memory.max=4M; oom_kill %lld",
+	       *count, oom_kills);
+	EXPECT_TRUE(WIFEXITED(status));
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 2)
+		TH_LOG("the per-file limit came first (-ENOSPC)");
+	else
+		EXPECT_EQ(WEXITSTATUS(status), 0);
+	EXPECT_EQ(oom_kills, 0);
+	EXPECT_GT(*count, 1000);
+	EXPECT_LT(*count, 4 * 1024 * 1024 / 64);
+	EXPECT_EQ(rmdir(cg), 0);
+}
+
+TEST_HARNESS_MAIN
