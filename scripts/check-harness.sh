@@ -5,12 +5,13 @@
 #
 # Runs scripts/check.sh itself, on the debug kernel, with the throwaway module
 # tree scripts/harness-selftest/ (a KUnit suite with one passing case, one
-# failing KUNIT_EXPECT and one WARN_ON(1)) and its two test programs (one
+# failing KUNIT_EXPECT, one WARN_ON(1), one deliberate leak) and its two test programs (one
 # with a failing and a skipped TAP case, one that prints no TAP at all), and
 # asserts that the inner run
 #   - counts the passing KUnit case and the passing TAP case as passed,
 #   - reports the failing expectation, the failing TAP case, the missing TAP
-#     and the WARN_ON(1) splat as failures, and the skip as not passed,
+#     and the WARN_ON(1) splat and the kmemleak report as failures, and the
+#     skip as not passed,
 #   - still completes the guest after the WARN (the log after it is kept),
 #   - ends with "N passed, N failed" and exits non-zero.
 # Each assertion is one result; run by `make check` into its ledger, or
@@ -31,6 +32,16 @@ assert_result() {
 		record pass harness debug "$name"
 	else
 		record fail harness debug "$name (no '$status' '$suite' result matching /$regex/ in $INNER_LEDGER)"
+	fi
+}
+
+# assert_splat NAME REGEX: the inner run's splat report has a matching line.
+assert_splat() {
+	local name=$1 regex=$2 file=$INNER_BUILD/check/guest-debug/splats.txt
+	if [ -f "$file" ] && grep -qE -- "$regex" "$file"; then
+		record pass harness debug "$name"
+	else
+		record fail harness debug "$name (no line matching /$regex/ in $file)"
 	fi
 }
 
@@ -92,6 +103,8 @@ main() {
 	assert_result "passing KUnit case counted as passed" pass kunit 'harness_passes$'
 	assert_result "failing KUNIT_EXPECT reported as a failure" fail kunit 'harness_expect_fails$'
 	assert_result "WARN_ON(1) reported as a kernel splat failure" fail splat 'WARNING:'
+	assert_splat "WARN_ON(1) shows in the splat report" 'WARNING:.*harness_selftest_kunit'
+	assert_splat "deliberate leak reported by kmemleak" 'unreferenced object'
 	assert_result "guest still completed after the WARN" pass guest 'rmmod-harness_selftest_kunit'
 	assert_result "passing TAP case counted as passed" pass userspace 'harness_tap_passes$'
 	assert_result "failing TAP case reported as a failure" fail userspace 'harness_tap_fails_on_purpose$'

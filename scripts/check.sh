@@ -188,7 +188,7 @@ run_guest() {
 	want userspace && parse_args+=(--expect-tap)
 	"$TWHEEL_ROOT/scripts/parse-results.sh" --kernel "$kernel" --results "$out/results.log" \
 		"${parse_args[@]+"${parse_args[@]}"}"
-	if splats=$("$TWHEEL_ROOT/scripts/scan-log.sh" "$out/console.log" "$out/results.log"); then
+	if splats=$("$TWHEEL_ROOT/scripts/scan-log.sh" "$out/console.log" "$out/results.log" | tee "$out/splats.txt"); then
 		record pass splat "$kernel" "no kernel splats in console, dmesg, kmemleak"
 	else
 		printf '%s\n' "$splats" | sed 's/^/    /' >&2
@@ -204,6 +204,7 @@ run_harness() {
 
 main() {
 	parse_args "$@"
+	lock_build_dir
 	rm -rf "$OUTDIR"
 	mkdir -p "$OUTDIR"
 	export TWHEEL_LEDGER=$OUTDIR/ledger.tsv

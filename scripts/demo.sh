@@ -15,6 +15,7 @@ set -euo pipefail
 main() {
 	local kernel=6.12 out=$TWHEEL_BUILD/demo rc=0 splats
 	if [ "${1:-}" = --kernel ]; then kernel=$2; fi
+	lock_build_dir
 	"$TWHEEL_ROOT/scripts/deps.sh"
 	[ "$kernel" != debug ] || "$TWHEEL_ROOT/scripts/debug-kernel.sh" >/dev/null
 	log "building twheel.ko for kernel $kernel"

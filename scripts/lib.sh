@@ -91,6 +91,17 @@ sync_tree() {
 	mv "$dst/.twheel-manifest.new" "$dst/.twheel-manifest"
 }
 
+# Serialise harness runs that share $TWHEEL_BUILD (several people may run
+# `make vmtest` in one tree): wait for the other run instead of clobbering it.
+lock_build_dir() {
+	mkdir -p "$TWHEEL_BUILD"
+	exec 8>"$TWHEEL_BUILD/.lock"
+	if ! flock -n 8; then
+		log "another harness run is using $TWHEEL_BUILD; waiting for it to finish"
+		flock 8
+	fi
+}
+
 # Results ledger: one line per test result, "status<TAB>suite<TAB>kernel<TAB>name".
 # status is pass, fail or skip.  scripts/summary.sh turns it into the summary.
 TWHEEL_LEDGER=${TWHEEL_LEDGER:-}
