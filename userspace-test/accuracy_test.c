@@ -4,24 +4,25 @@
  * tick plus the machine's own wake-up latency late.
  *
  * Thousands of timeouts from 1 ms to 3 s (relative, absolute and pinned to
- * each CPU) run while a thread measures timerfd timers over the same delays
- * in the same guest: the largest timerfd lateness seen is the machine's
- * wake-up latency bound for this run. A twheel record's lateness is its
- * @expired minus its @deadline, both stamped by the kernel.
+ * each CPU) run while a thread waits for timerfd timers set to the very same
+ * deadlines: a stall of the (virtual) machine hits both alike, and the
+ * largest timerfd lateness seen is the machine's wake-up latency bound for
+ * this run. A twheel record's lateness is its @expired minus its @deadline,
+ * both stamped by the kernel.
  */
 #include <math.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
 #include <sys/timerfd.h>
 #include <linux/twheel.h>
 
 #include "harness.h"
 #include "twheel_util.h"
 
-#define NR_TWHEEL	3000
-#define NR_TIMERFD	300
+#define NR_TIMEOUTS	3000
 #define MIN_DELAY	MS
 #define MAX_DELAY	(3 * SEC)
 
@@ -33,111 +34,119 @@ static uint64_t log_delay(int i, int n)
 	return (uint64_t)(MIN_DELAY * pow((double)MAX_DELAY / MIN_DELAY, f));
 }
 
-struct tfd_result {
-	uint64_t max_late;
-	int early;
-	int fired;
-	int error;
+/* Deadlines shared by both sides, and what the timerfd side saw. */
+struct run {
+	uint64_t deadline[NR_TIMEOUTS];
+	int nr_tfd;
+	uint64_t tfd_max_late;
+	int tfd_early, tfd_fired, tfd_error;
 };
+
+/* Arm one timerfd per deadline; 0 or an errno. */
+static int arm_timerfds(struct run *r, int ep, int *fds)
+{
+	struct itimerspec its = { 0 };
+	struct epoll_event e;
+	int i;
+
+	for (i = 0; i < r->nr_tfd; i++) {
+		fds[i] = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
+		if (fds[i] < 0)
+			return errno;
+		its.it_value.tv_sec = r->deadline[i] / SEC;
+		its.it_value.tv_nsec = r->deadline[i] % SEC;
+		e = (struct epoll_event){ .events = EPOLLIN, .data.u32 = i };
+		if (timerfd_settime(fds[i], TFD_TIMER_ABSTIME, &its, NULL) ||
+		    epoll_ctl(ep, EPOLL_CTL_ADD, fds[i], &e))
+			return errno;
+	}
+	return 0;
+}
 
 static void *timerfd_main(void *arg)
 {
-	struct tfd_result *res = arg;
-	uint64_t deadline[NR_TIMERFD], now, late, ticks;
-	struct epoll_event e[32];
-	int fds[NR_TIMERFD], ep, i, n;
-	struct itimerspec its = { 0 };
+	struct run *r = arg;
+	uint64_t now, late, ticks;
+	struct epoll_event e[64];
+	int *fds, ep, i, k, n;
 
+	fds = calloc(r->nr_tfd, sizeof(*fds));
 	ep = epoll_create1(EPOLL_CLOEXEC);
-	if (ep < 0) {
-		res->error = errno;
+	if (!fds || ep < 0) {
+		r->tfd_error = ENOMEM;
 		return NULL;
 	}
-	for (i = 0; i < NR_TIMERFD; i++) {
-		fds[i] = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
-		if (fds[i] < 0) {
-			res->error = errno;
-			return NULL;
-		}
-		deadline[i] = now_ns() + log_delay(i, NR_TIMERFD);
-		its.it_value.tv_sec = deadline[i] / SEC;
-		its.it_value.tv_nsec = deadline[i] % SEC;
-		e[0] = (struct epoll_event){ .events = EPOLLIN, .data.u32 = i };
-		if (timerfd_settime(fds[i], TFD_TIMER_ABSTIME, &its, NULL) ||
-		    epoll_ctl(ep, EPOLL_CTL_ADD, fds[i], &e[0])) {
-			res->error = errno;
-			return NULL;
-		}
-	}
-	while (res->fired < NR_TIMERFD) {
-		n = epoll_wait(ep, e, 32, 10000);
+	r->tfd_error = arm_timerfds(r, ep, fds);
+	while (!r->tfd_error && r->tfd_fired < r->nr_tfd) {
+		n = epoll_wait(ep, e, 64, 10000);
 		if (n <= 0) {
-			res->error = n ? errno : ETIMEDOUT;
+			r->tfd_error = n ? errno : ETIMEDOUT;
 			break;
 		}
 		now = now_ns();
 		for (i = 0; i < n; i++) {
-			int k = e[i].data.u32;
-
+			k = e[i].data.u32;
 			if (read(fds[k], &ticks, sizeof(ticks)) != sizeof(ticks))
 				continue;
-			res->fired++;
-			if (now < deadline[k]) {
-				res->early++;
+			close(fds[k]);
+			r->tfd_fired++;
+			if (now < r->deadline[k]) {
+				r->tfd_early++;
 				continue;
 			}
-			late = now - deadline[k];
-			if (late > res->max_late)
-				res->max_late = late;
-			close(fds[k]);
+			late = now - r->deadline[k];
+			if (late > r->tfd_max_late)
+				r->tfd_max_late = late;
 		}
 	}
 	close(ep);
+	free(fds);
 	return NULL;
 }
 
 struct tw_stats {
-	uint64_t armed_deadline[NR_TWHEEL];
-	uint64_t late[NR_TWHEEL];
-	int seen[NR_TWHEEL];
+	uint64_t late[NR_TIMEOUTS];
+	int seen[NR_TIMEOUTS];
 	int early_kernel, early_user, wrong_deadline, dup;
 	uint64_t max_user_late;
 };
 
-/* Arm timeout @i three ways: relative, absolute, or pinned to a CPU. */
-static void arm_kind(int fd, int i, struct tw_stats *st, long ncpu)
+/*
+ * Arm timeout @i for r->deadline[i] one of three ways: absolute, pinned to
+ * a CPU, or relative (whose deadline the kernel computes a moment later).
+ */
+static void arm_kind(int fd, int i, const struct run *r, long ncpu)
 {
-	uint64_t delay = log_delay(i, NR_TWHEEL), h;
+	uint64_t h, now;
 
 	switch (i % 3) {
 	case 0:
-		st->armed_deadline[i] = now_ns() + delay;
-		ASSERT_EQ(tw_arm_full(fd, i, delay, 0, 0, 0, &h), 0);
+		ASSERT_EQ(tw_arm_full(fd, i, r->deadline[i], 0, TWHEEL_ARM_ABS,
+				      0, &h), 0);
 		break;
 	case 1:
-		st->armed_deadline[i] = now_ns() + delay;
-		ASSERT_EQ(tw_arm_full(fd, i, st->armed_deadline[i], 0,
-				      TWHEEL_ARM_ABS, 0, &h), 0);
+		ASSERT_EQ(tw_arm_full(fd, i, r->deadline[i], 0,
+				      TWHEEL_ARM_ABS | TWHEEL_ARM_CPU, i % ncpu,
+				      &h), 0);
 		break;
 	default:
-		st->armed_deadline[i] = now_ns() + delay;
-		ASSERT_EQ(tw_arm_full(fd, i, delay, 0, TWHEEL_ARM_CPU,
-				      i % ncpu, &h), 0);
+		now = now_ns();
+		ASSERT_EQ(tw_arm_full(fd, i, r->deadline[i] > now ?
+				      r->deadline[i] - now : 0, 0, 0, 0, &h), 0);
 		break;
 	}
 }
 
-static void account(struct tw_stats *st, const struct twheel_event *ev,
-		    uint64_t now)
+static void account(struct tw_stats *st, const struct run *r,
+		    const struct twheel_event *ev, uint64_t now)
 {
 	uint64_t i = ev->cookie;
 
-	ASSERT_LT(i, NR_TWHEEL);
+	ASSERT_LT(i, NR_TIMEOUTS);
 	if (st->seen[i]++)
 		st->dup++;
-	/* A relative deadline is computed a moment after our clock read. */
-	if (ev->deadline < st->armed_deadline[i] ||
-	    ev->deadline > st->armed_deadline[i] + 50 * MS)
+	if (i % 3 != 2 ? ev->deadline != r->deadline[i] :
+	    ev->deadline < r->deadline[i])
 		st->wrong_deadline++;
 	if (ev->expired < ev->deadline)
 		st->early_kernel++;
@@ -146,6 +155,24 @@ static void account(struct tw_stats *st, const struct twheel_event *ev,
 	st->late[i] = ev->expired - ev->deadline;
 	if (now - ev->deadline > st->max_user_late)
 		st->max_user_late = now - ev->deadline;
+}
+
+/* One timerfd per timeout needs that many descriptors: raise the limit. */
+static int timerfds_possible(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl))
+		return 0;
+	if (rl.rlim_cur < NR_TIMEOUTS + 64) {
+		rl.rlim_cur = NR_TIMEOUTS + 64;
+		if (rl.rlim_max < rl.rlim_cur)
+			rl.rlim_max = rl.rlim_cur;
+		if (setrlimit(RLIMIT_NOFILE, &rl) && getrlimit(RLIMIT_NOFILE, &rl))
+			return 0;
+	}
+	return rl.rlim_cur > NR_TIMEOUTS + 64 ? NR_TIMEOUTS :
+	       (int)rl.rlim_cur - 64;
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -159,51 +186,59 @@ TEST_TIMEOUT(never_early_and_late_by_at_most_a_tick_plus_latency, 60)
 {
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	struct tw_stats *st = calloc(1, sizeof(*st));
-	struct tfd_result tfd = { 0 };
+	struct run *r = calloc(1, sizeof(*r));
 	struct twheel_event ev[64];
 	struct twheel_info info;
-	uint64_t bound, now;
+	uint64_t bound, now, start;
 	int fd = tw_open(), got = 0, i, n;
 	pthread_t thr;
 
-	ASSERT_TRUE(st != NULL);
+	ASSERT_TRUE(st && r);
 	tw_info(fd, &info);
-	ASSERT_EQ(pthread_create(&thr, NULL, timerfd_main, &tfd), 0);
-	for (i = 0; i < NR_TWHEEL; i++)
-		arm_kind(fd, i, st, ncpu);
-	while (got < NR_TWHEEL) {
+	r->nr_tfd = timerfds_possible();
+	if (r->nr_tfd < NR_TIMEOUTS)
+		TH_LOG("only %d timerfds (RLIMIT_NOFILE)", r->nr_tfd);
+	/* Leave time to set up both sides before the first deadline. */
+	start = now_ns() + 500 * MS;
+	for (i = 0; i < NR_TIMEOUTS; i++)
+		r->deadline[i] = start + log_delay(i, NR_TIMEOUTS);
+	ASSERT_EQ(pthread_create(&thr, NULL, timerfd_main, r), 0);
+	for (i = 0; i < NR_TIMEOUTS; i++)
+		arm_kind(fd, i, r, ncpu);
+	while (got < NR_TIMEOUTS) {
 		ASSERT_TRUE(tw_wait_ready(fd, 10000));
 		n = tw_read(fd, ev, 64);
 		now = now_ns();
 		ASSERT_GT(n, 0);
 		for (i = 0; i < n; i++)
-			account(st, &ev[i], now);
+			account(st, r, &ev[i], now);
 		got += n;
 	}
 	pthread_join(thr, NULL);
-	ASSERT_EQ(tfd.error, 0);
+	ASSERT_EQ(r->tfd_error, 0);
 
-	qsort(st->late, NR_TWHEEL, sizeof(st->late[0]), cmp_u64);
-	bound = info.tick_ns + tfd.max_late;
-	TH_LOG("twheel: %d timeouts 1 ms..3 s, lateness p50 %llu us, p99 %llu us, max %llu us (read side max %llu us)",
-	       NR_TWHEEL,
-	       (unsigned long long)st->late[NR_TWHEEL / 2] / 1000,
-	       (unsigned long long)st->late[NR_TWHEEL * 99 / 100] / 1000,
-	       (unsigned long long)st->late[NR_TWHEEL - 1] / 1000,
+	qsort(st->late, NR_TIMEOUTS, sizeof(st->late[0]), cmp_u64);
+	bound = info.tick_ns + r->tfd_max_late;
+	TH_LOG("twheel: %d timeouts 1 ms..3 s, lateness p50 %llu us, p99 %llu us, max %llu us (seen by the reader: max %llu us)",
+	       NR_TIMEOUTS,
+	       (unsigned long long)st->late[NR_TIMEOUTS / 2] / 1000,
+	       (unsigned long long)st->late[NR_TIMEOUTS * 99 / 100] / 1000,
+	       (unsigned long long)st->late[NR_TIMEOUTS - 1] / 1000,
 	       (unsigned long long)st->max_user_late / 1000);
-	TH_LOG("timerfd: %d timers, max lateness %llu us; bound = tick %llu us + that = %llu us",
-	       tfd.fired, (unsigned long long)tfd.max_late / 1000,
+	TH_LOG("timerfd: %d timers at the same deadlines, max lateness %llu us; bound = tick %llu us + that = %llu us",
+	       r->tfd_fired, (unsigned long long)r->tfd_max_late / 1000,
 	       (unsigned long long)info.tick_ns / 1000,
 	       (unsigned long long)bound / 1000);
 	EXPECT_EQ(st->early_kernel, 0);
 	EXPECT_EQ(st->early_user, 0);
-	EXPECT_EQ(tfd.early, 0);
+	EXPECT_EQ(r->tfd_early, 0);
 	EXPECT_EQ(st->dup, 0);
 	EXPECT_EQ(st->wrong_deadline, 0);
-	EXPECT_EQ(tfd.fired, NR_TIMERFD);
-	EXPECT_LE_U(st->late[NR_TWHEEL - 1], bound);
+	EXPECT_EQ(r->tfd_fired, r->nr_tfd);
+	EXPECT_LE_U(st->late[NR_TIMEOUTS - 1], bound);
 	close(fd);
 	free(st);
+	free(r);
 }
 
 /* A periodic timeout at the shortest period: every deadline kept, in order. */

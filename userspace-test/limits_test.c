@@ -5,7 +5,9 @@
  * no OOM kill).
  *
  * The memory cgroup test needs root and cgroup2 with the memory controller
- * (mounted at /sys/fs/cgroup, or mountable there); it skips otherwise.
+ * (mounted at /sys/fs/cgroup, or mountable there); it skips otherwise. It
+ * runs first: creating the guest's first memory cgroup flips static keys
+ * (kernel text patching), best done while the machine is quiet.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -17,82 +19,6 @@
 #include "twheel_util.h"
 
 #define CG_ROOT		"/sys/fs/cgroup"
-
-/* Arm up to @n timeouts 10 s away in batches; returns how many were armed. */
-static uint32_t arm_until(int fd, uint32_t n, uint32_t max_batch, int *err)
-{
-	struct twheel_op *ops = calloc(max_batch, sizeof(*ops));
-	uint32_t done = 0, i, k;
-
-	ASSERT_TRUE(ops != NULL);
-	*err = 0;
-	while (done < n && !*err) {
-		k = n - done < max_batch ? n - done : max_batch;
-		for (i = 0; i < k; i++)
-			ops[i] = (struct twheel_op){
-				.op = TWHEEL_OP_ARM, .expires = 10 * SEC,
-			};
-		ASSERT_EQ(tw_batch(fd, ops, k, sizeof(*ops)), 0);
-		for (i = 0; i < k && !*err; i++) {
-			if (ops[i].result)
-				*err = ops[i].result;
-			else
-				done++;
-		}
-	}
-	free(ops);
-	return done;
-}
-
-TEST_TIMEOUT(per_file_limit_enospc, 100)
-{
-	int fd = tw_open(), other, err;
-	struct twheel_info info;
-	struct twheel_op op = { .op = TWHEEL_OP_ARM, .expires = SEC };
-	uint64_t t0, first, h;
-	uint32_t n;
-
-	tw_info(fd, &info);
-	t0 = now_ns();
-	first = tw_arm(fd, 0, 10 * SEC);
-	n = 1 + arm_until(fd, info.max_pending - 1, info.max_batch, &err);
-	TH_LOG("armed %u timeouts (the limit) in %llu ms", n,
-	       (unsigned long long)(now_ns() - t0) / MS);
-	ASSERT_EQ(err, 0);
-	ASSERT_EQ(n, info.max_pending);
-	EXPECT_EQ(tw_fdinfo(fd, "pending"), info.max_pending);
-
-	EXPECT_EQ(tw_arm_full(fd, 0, SEC, 0, 0, 0, NULL), -ENOSPC);
-	ASSERT_EQ(tw_batch(fd, &op, 1, sizeof(op)), 0);
-	EXPECT_EQ(op.result, -ENOSPC);
-	/* The limit is per file. */
-	other = tw_open();
-	EXPECT_EQ(tw_arm_full(other, 0, SEC, 0, 0, 0, &h), 0);
-	close(other);
-	/* A freed handle makes room for exactly one more. */
-	EXPECT_EQ(tw_cancel(fd, first), 0);
-	EXPECT_EQ(tw_arm_full(fd, 0, SEC, 0, 0, 0, &h), 0);
-	EXPECT_EQ(tw_arm_full(fd, 0, SEC, 0, 0, 0, NULL), -ENOSPC);
-	t0 = now_ns();
-	close(fd);
-	TH_LOG("closed with %u pending in %llu ms", n,
-	       (unsigned long long)(now_ns() - t0) / MS);
-}
-
-/* A record waiting to be read still counts: its handle is live. */
-TEST(queued_records_count_against_the_limit)
-{
-	int fd = tw_open();
-	struct twheel_event ev;
-	uint64_t h = tw_arm(fd, 0, 0);
-
-	ASSERT_TRUE(tw_wait_ready(fd, 2000));
-	EXPECT_EQ(tw_fdinfo(fd, "pending"), 1);
-	ASSERT_EQ(tw_read(fd, &ev, 1), 1);
-	EXPECT_EQ_U(ev.handle, h);
-	EXPECT_EQ(tw_fdinfo(fd, "pending"), 0);
-	close(fd);
-}
 
 static int write_file(const char *path, const char *val)
 {
@@ -203,6 +129,82 @@ TEST_TIMEOUT(memcg_limit_enomem_without_oom, 100)
 	EXPECT_GT(*count, 1000);
 	EXPECT_LT(*count, 4 * 1024 * 1024 / 64);
 	EXPECT_EQ(rmdir(cg), 0);
+}
+
+/* Arm up to @n timeouts 10 s away in batches; returns how many were armed. */
+static uint32_t arm_until(int fd, uint32_t n, uint32_t max_batch, int *err)
+{
+	struct twheel_op *ops = calloc(max_batch, sizeof(*ops));
+	uint32_t done = 0, i, k;
+
+	ASSERT_TRUE(ops != NULL);
+	*err = 0;
+	while (done < n && !*err) {
+		k = n - done < max_batch ? n - done : max_batch;
+		for (i = 0; i < k; i++)
+			ops[i] = (struct twheel_op){
+				.op = TWHEEL_OP_ARM, .expires = 10 * SEC,
+			};
+		ASSERT_EQ(tw_batch(fd, ops, k, sizeof(*ops)), 0);
+		for (i = 0; i < k && !*err; i++) {
+			if (ops[i].result)
+				*err = ops[i].result;
+			else
+				done++;
+		}
+	}
+	free(ops);
+	return done;
+}
+
+TEST_TIMEOUT(per_file_limit_enospc, 100)
+{
+	int fd = tw_open(), other, err;
+	struct twheel_info info;
+	struct twheel_op op = { .op = TWHEEL_OP_ARM, .expires = SEC };
+	uint64_t t0, first, h;
+	uint32_t n;
+
+	tw_info(fd, &info);
+	t0 = now_ns();
+	first = tw_arm(fd, 0, 10 * SEC);
+	n = 1 + arm_until(fd, info.max_pending - 1, info.max_batch, &err);
+	TH_LOG("armed %u timeouts (the limit) in %llu ms", n,
+	       (unsigned long long)(now_ns() - t0) / MS);
+	ASSERT_EQ(err, 0);
+	ASSERT_EQ(n, info.max_pending);
+	EXPECT_EQ(tw_fdinfo(fd, "pending"), info.max_pending);
+
+	EXPECT_EQ(tw_arm_full(fd, 0, SEC, 0, 0, 0, NULL), -ENOSPC);
+	ASSERT_EQ(tw_batch(fd, &op, 1, sizeof(op)), 0);
+	EXPECT_EQ(op.result, -ENOSPC);
+	/* The limit is per file. */
+	other = tw_open();
+	EXPECT_EQ(tw_arm_full(other, 0, SEC, 0, 0, 0, &h), 0);
+	close(other);
+	/* A freed handle makes room for exactly one more. */
+	EXPECT_EQ(tw_cancel(fd, first), 0);
+	EXPECT_EQ(tw_arm_full(fd, 0, SEC, 0, 0, 0, &h), 0);
+	EXPECT_EQ(tw_arm_full(fd, 0, SEC, 0, 0, 0, NULL), -ENOSPC);
+	t0 = now_ns();
+	close(fd);
+	TH_LOG("closed with %u pending in %llu ms", n,
+	       (unsigned long long)(now_ns() - t0) / MS);
+}
+
+/* A record waiting to be read still counts: its handle is live. */
+TEST(queued_records_count_against_the_limit)
+{
+	int fd = tw_open();
+	struct twheel_event ev;
+	uint64_t h = tw_arm(fd, 0, 0);
+
+	ASSERT_TRUE(tw_wait_ready(fd, 2000));
+	EXPECT_EQ(tw_fdinfo(fd, "pending"), 1);
+	ASSERT_EQ(tw_read(fd, &ev, 1), 1);
+	EXPECT_EQ_U(ev.handle, h);
+	EXPECT_EQ(tw_fdinfo(fd, "pending"), 0);
+	close(fd);
 }
 
 TEST_HARNESS_MAIN
