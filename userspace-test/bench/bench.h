@@ -102,6 +102,7 @@ void sysmem_read(struct sysmem *m);
 uint64_t proc_stat_busy_ticks(void);	/* all CPUs, USER_HZ ticks */
 long user_hz(void);
 uint64_t loc_interrupts(void);		/* /proc/interrupts LOC, all CPUs */
+int64_t twheel_stat(const char *col);	/* twheel debugfs counter, or -1 */
 
 int cmp_dbl(const void *a, const void *b);
 double percentile(const double *sorted, size_t n, double p);

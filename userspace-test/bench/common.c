@@ -321,6 +321,61 @@ uint64_t loc_interrupts(void)
 	return sum;
 }
 
+/*
+ * A counter from twheel's debugfs statistics (/sys/kernel/debug/twheel/stats,
+ * format owned by the module): a table whose header line names the columns
+ * ("cpu pending armed ... hrtimer ...") with one row per CPU and an "all"
+ * row. Returns the "all" row's value of the first column whose name
+ * contains @col (the sum of the CPU rows when there is no "all" row), or
+ * "key value" / "key: value" lines as a fallback; -1 when not found.
+ */
+int64_t twheel_stat(const char *col)
+{
+	const char *path = getenv("TWHEEL_STATS");
+	FILE *f = fopen(path ? path : "/sys/kernel/debug/twheel/stats", "r");
+	char line[1024], *tok, *save;
+	int idx = -1, i;
+	int64_t sum = -1, all = -1;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		char *first;
+
+		first = strtok_r(line, " \t\n:", &save);
+		if (!first)
+			continue;
+		if (idx < 0) {
+			tok = strtok_r(NULL, " \t\n", &save);
+			/* "key value" */
+			if (strstr(first, col) && tok && *tok >= '0' &&
+			    *tok <= '9') {
+				all = strtoll(tok, NULL, 10);
+				break;
+			}
+			/* a header line naming a column that contains @col */
+			for (i = 1; tok; tok = strtok_r(NULL, " \t\n", &save), i++) {
+				if (strstr(tok, col)) {
+					idx = i;
+					break;
+				}
+			}
+			continue;
+		}
+		for (i = 1, tok = strtok_r(NULL, " \t\n", &save); tok && i < idx;
+		     tok = strtok_r(NULL, " \t\n", &save), i++)
+			;
+		if (!tok)
+			continue;
+		if (!strcmp(first, "all"))
+			all = strtoll(tok, NULL, 10);
+		else if (*first >= '0' && *first <= '9')
+			sum = (sum < 0 ? 0 : sum) + strtoll(tok, NULL, 10);
+	}
+	fclose(f);
+	return all >= 0 ? all : sum;
+}
+
 int cmp_dbl(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;

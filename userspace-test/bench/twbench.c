@@ -27,7 +27,6 @@
  * fires first, even for the slowest peer. Operations = arms + cancels.
  */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
@@ -589,6 +588,7 @@ static void do_expiry(void)
 	uint64_t rng = o.seed, k = o.count, last, t0, cpu0, sc0, busy0;
 	uint64_t spread = (uint64_t)(o.spread_ms * 1e6), lead;
 	uint64_t elapsed, cpu, busy;
+	int64_t hr0, hr1;
 	double d;
 
 	peer_init(&p, o.peer);
@@ -598,6 +598,7 @@ static void do_expiry(void)
 	lead = 300 * NSEC_PER_MSEC + k * 20000ULL;
 	last = arm_spread(&p, &c, k, lead, spread, &rng);
 	sc0 = p.syscalls;
+	hr0 = twheel_stat("hrtimer");
 	cpu0 = cpu_ns();
 	busy0 = proc_stat_busy_ticks();
 	t0 = now_ns();
@@ -605,6 +606,7 @@ static void do_expiry(void)
 	elapsed = now_ns() - t0;
 	cpu = cpu_ns() - cpu0;
 	busy = proc_stat_busy_ticks() - busy0;
+	hr1 = twheel_stat("hrtimer");
 	d = c.n ? (double)c.n : 1;
 	json_begin("expiry", p.label);
 	common_fields(&p, k);
@@ -617,6 +619,8 @@ static void do_expiry(void)
 	json_dbl("system_cpu_ns_per_expiry",
 		 (double)busy * 1e9 / (double)user_hz() / d);
 	json_dbl("syscalls_per_expiry", (double)(p.syscalls - sc0) / d);
+	if (!strncmp(p.label, "twheel", 6) && hr0 >= 0 && hr1 >= 0)
+		json_u64("twheel_hrtimer_fires", (uint64_t)(hr1 - hr0));
 	json_end();
 	collect_free(&c);
 	p.ops->close(&p);
@@ -734,72 +738,6 @@ static void do_memory(void)
 
 /* ------------------------------------------------------------------ idle */
 
-/*
- * Sum of the hrtimer firing counts in twheel's debugfs statistics. The
- * format belongs to the module; accept "key: value" or "key value" lines
- * and per-CPU files, taking any key that mentions both "hrtimer" and a
- * fire/run/expire word. Returns -1 when nothing matched.
- */
-static int64_t twheel_hrtimer_firings_in(const char *dir, int depth)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	int64_t sum = -1;
-
-	if (!d)
-		return -1;
-	while ((e = readdir(d))) {
-		char path[1024], line[512];
-		FILE *f;
-
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-		if (e->d_type == DT_DIR) {
-			int64_t s;
-
-			if (depth > 3)
-				continue;
-			s = twheel_hrtimer_firings_in(path, depth + 1);
-			if (s >= 0)
-				sum = (sum < 0 ? 0 : sum) + s;
-			continue;
-		}
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		while (fgets(line, sizeof(line), f)) {
-			char *p;
-
-			for (p = line; *p; p++)
-				if (*p >= 'A' && *p <= 'Z')
-					*p += 'a' - 'A';
-			if (!strstr(line, "hrtimer") && !strstr(e->d_name,
-								 "hrtimer"))
-				continue;
-			if (!strstr(line, "fir") && !strstr(line, "run") &&
-			    !strstr(line, "expir") && !strstr(line, "interrupt"))
-				continue;
-			p = strpbrk(line, ":= \t");
-			while (p && *p) {
-				char *end;
-				long long v;
-
-				while (*p && (*p < '0' || *p > '9'))
-					p++;
-				if (!*p)
-					break;
-				v = strtoll(p, &end, 10);
-				sum = (sum < 0 ? 0 : sum) + v;
-				p = end;
-			}
-		}
-		fclose(f);
-	}
-	closedir(d);
-	return sum;
-}
-
 static void do_idle(void)
 {
 	struct peer p;
@@ -819,13 +757,13 @@ static void do_idle(void)
 		(void)rng;
 	}
 	usleep(200000);
-	tw0 = twheel_hrtimer_firings_in("/sys/kernel/debug/twheel", 0);
+	tw0 = twheel_stat("hrtimer");
 	loc0 = loc_interrupts();
 	t0 = now_ns();
 	usleep((useconds_t)(o.time * 1e6));
 	el = now_ns() - t0;
 	loc1 = loc_interrupts();
-	tw1 = twheel_hrtimer_firings_in("/sys/kernel/debug/twheel", 0);
+	tw1 = twheel_stat("hrtimer");
 	snprintf(label, sizeof(label), "%s%s", o.peer,
 		 !have ? "" : o.far ? "+1far" : "+0");
 	json_begin("idle", label);
