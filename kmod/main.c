@@ -21,8 +21,8 @@
 #define TWHEEL_TICK_NS_MIN		50000U
 #define TWHEEL_TICK_NS_MAX		1000000000U
 /* Live timeouts one open /dev/twheel file may hold. */
-#define TWHEEL_MAX_PENDING_DEFAULT	(1U << 20)
-#define TWHEEL_MAX_PENDING_MAX		(1U << 26)
+#define TWHEEL_MAX_PENDING_DEFAULT	1048576U
+#define TWHEEL_MAX_PENDING_MAX		67108864U
 /* Callbacks one hrtimer run may call before it yields the CPU. */
 #define TWHEEL_EXPIRE_BUDGET_DEFAULT	256U
 #define TWHEEL_EXPIRE_BUDGET_MIN	8U

@@ -9,6 +9,7 @@
 #ifndef _TWHEEL_WHEEL_INTERNAL_H
 #define _TWHEEL_WHEEL_INTERNAL_H
 
+#include <linux/bits.h>
 #include <linux/hrtimer.h>
 #include <linux/list.h>
 #include <linux/spinlock.h>
@@ -20,7 +21,7 @@
 /* Each level has 2^TW_LVL_BITS buckets and covers TW_LVL_BITS bits of the tick. */
 #define TW_LVL_BITS		6
 /* Buckets per level: one u64 occupancy word per level. */
-#define TW_LVL_SIZE		(1U << TW_LVL_BITS)
+#define TW_LVL_SIZE		BIT(TW_LVL_BITS)
 /* Digit mask of one level. */
 #define TW_LVL_MASK		(TW_LVL_SIZE - 1)
 /* Enough levels to cover every bit of a u64 tick (11 x 6 >= 64). */
@@ -28,7 +29,7 @@
 /* Buckets per base. */
 #define TW_NR_BUCKETS		(TW_LEVELS * TW_LVL_SIZE)
 /* Longest accepted delay in ticks: 2^40 ticks is 34 years at 1 ms. */
-#define TW_MAX_DELTA_TICKS	(1ULL << 40)
+#define TW_MAX_DELTA_TICKS	BIT_ULL(40)
 
 /* t->idx of a timeout queued on the expired list, waiting for its callback. */
 #define TW_IDX_EXPIRED		(TW_NR_BUCKETS + 1)
@@ -88,7 +89,7 @@ struct twheel_stats {
  * @buckets: TW_LEVELS levels of TW_LVL_SIZE buckets
  */
 struct twheel_base {
-	spinlock_t lock;
+	spinlock_t lock;	/* see the kernel-doc above */
 	struct twheel_timeout *running;
 	u64 clk;
 	u64 programmed;

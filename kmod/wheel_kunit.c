@@ -495,7 +495,7 @@ static void api_cancel_after_expiry(struct kunit *test)
 	probe_arm(p, NSEC_PER_MSEC);
 	KUNIT_ASSERT_NE(test, wait_for_completion_timeout(&p->done, 5 * HZ),
 			0UL);
-	msleep(5);
+	usleep_range(5000, 6000);
 	KUNIT_EXPECT_EQ(test, twheel_cancel(&p->t), 0);
 	KUNIT_EXPECT_EQ(test, twheel_cancel_sync(&p->t), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&p->fired), 1);
@@ -578,7 +578,7 @@ static void api_rearm_from_callback(struct kunit *test)
 	probe_arm(p, NSEC_PER_MSEC);
 	while (atomic_read(&p->fired) < 10) {
 		KUNIT_ASSERT_LT(test, ktime_get_ns() - start, 10 * NSEC_PER_SEC);
-		msleep(5);
+		usleep_range(5000, 6000);
 	}
 	msleep(20);
 	KUNIT_EXPECT_EQ(test, atomic_read(&p->fired), 10);

@@ -32,11 +32,11 @@
 
 /* Flags of struct twheel_arm and of TWHEEL_OP_ARM / TWHEEL_OP_REARM. */
 /* @expires is an absolute CLOCK_MONOTONIC deadline, not a delay. */
-#define TWHEEL_ARM_ABS			(1U << 0)
+#define TWHEEL_ARM_ABS			0x1U
 /* Run the timeout on CPU @cpu rather than on the caller's CPU. */
-#define TWHEEL_ARM_CPU			(1U << 1)
+#define TWHEEL_ARM_CPU			0x2U
 /* Periodic: the next period starts when the event is read (fixed delay). */
-#define TWHEEL_ARM_FIXED_DELAY		(1U << 2)
+#define TWHEEL_ARM_FIXED_DELAY		0x4U
 #define TWHEEL_ARM_FLAGS_ALL		(TWHEEL_ARM_ABS | TWHEEL_ARM_CPU | \
 					 TWHEEL_ARM_FIXED_DELAY)
 
@@ -57,6 +57,7 @@ struct twheel_arm {
 	__u32 cpu;
 	__u64 handle;
 };
+
 #define TWHEEL_ARM_SIZE_VER0		40
 
 /**
@@ -75,6 +76,7 @@ struct twheel_rearm {
 	__u32 flags;
 	__u32 reserved;
 };
+
 #define TWHEEL_REARM_SIZE_VER0		24
 
 /**
@@ -91,6 +93,7 @@ struct twheel_cancel {
 	__u32 flags;
 	__u32 reserved;
 };
+
 #define TWHEEL_CANCEL_SIZE_VER0		16
 
 /* Operations of struct twheel_op. */
@@ -139,14 +142,15 @@ struct twheel_batch {
 	__u32 flags;
 	__u32 reserved;
 };
+
 #define TWHEEL_BATCH_SIZE_VER0		24
 
 /* Bits of twheel_info.ioctls: which ioctls the module has. */
-#define TWHEEL_FEAT_INFO		(1ULL << 0)
-#define TWHEEL_FEAT_ARM			(1ULL << 1)
-#define TWHEEL_FEAT_REARM		(1ULL << 2)
-#define TWHEEL_FEAT_CANCEL		(1ULL << 3)
-#define TWHEEL_FEAT_BATCH		(1ULL << 4)
+#define TWHEEL_FEAT_INFO		0x1ULL
+#define TWHEEL_FEAT_ARM			0x2ULL
+#define TWHEEL_FEAT_REARM		0x4ULL
+#define TWHEEL_FEAT_CANCEL		0x8ULL
+#define TWHEEL_FEAT_BATCH		0x10ULL
 
 /**
  * struct twheel_info - what the running module supports (TWHEEL_IOC_INFO)
@@ -171,11 +175,12 @@ struct twheel_info {
 	__u32 max_pending;
 	__u32 max_batch;
 };
+
 #define TWHEEL_INFO_SIZE_VER0		48
 
 /* Flags of struct twheel_event. */
 /* The timeout is periodic and stays armed. */
-#define TWHEEL_EV_PERIODIC		(1U << 0)
+#define TWHEEL_EV_PERIODIC		0x1U
 
 /**
  * struct twheel_event - one expiry record returned by read()
