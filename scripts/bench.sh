@@ -15,6 +15,8 @@
 #   --ref builds the modules from a commit (git archive) instead of the work
 #   tree (BENCH_REF=... in the environment does the same).
 #   --report-only re-renders the last run's results without booting.
+#   --doc (or BENCH_DOC=1) also writes the table and the plots into
+#   Documentation/benchmarks.rst (between its generated-results markers).
 # Outputs in DIR (default build/bench): results.json, table.txt, *.png,
 # run/ (console.log, results.log, qemu.cmd).
 set -euo pipefail
@@ -26,6 +28,7 @@ OUT=""
 REPORT_ONLY=0
 KERNEL=6.12
 REF=${BENCH_REF:-}
+DOC=${BENCH_DOC:-0}
 
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -33,6 +36,7 @@ while [ $# -gt 0 ]; do
 	--out) OUT=$2; shift ;;
 	--report-only) REPORT_ONLY=1 ;;
 	--ref) REF=$2; shift ;;
+	--doc) DOC=1 ;;
 	*) die "bench: unknown option '$1'" ;;
 	esac
 	shift
@@ -79,7 +83,9 @@ build() {
 		src=(--src "$OUT/src")
 		log "bench: modules from $REF ($(git -C "$TWHEEL_ROOT" rev-parse --short "$REF"))"
 	fi
-	if "$TWHEEL_ROOT/scripts/build-kmod.sh" "$KERNEL" "${src[@]+"${src[@]}"}" --dest "$OUT/kmod-$KERNEL" \
+	# --fresh: sync_tree keeps source mtimes, so an edit that keeps an older
+	# mtime than the last build (git checkout, cp -p) would not be rebuilt.
+	if "$TWHEEL_ROOT/scripts/build-kmod.sh" "$KERNEL" --fresh "${src[@]+"${src[@]}"}" --dest "$OUT/kmod-$KERNEL" \
 		>>"$OUT/build.log" 2>&1 && [ -f "$OUT/kmod-$KERNEL/kmod/twheel.ko" ]; then
 		cp "$OUT/kmod-$KERNEL/kmod/twheel.ko" "$stage/modules/"
 		# build-kmod.sh copied kmod/bench/ too; kmod/Kbuild does not build it.
@@ -135,9 +141,12 @@ main() {
 		run_guest
 	fi
 	[ -s "$OUT/run/results.log" ] || die "bench: no results in $OUT/run/results.log"
+	local doc=()
+	[ "$DOC" != 1 ] || doc=(--doc "$TWHEEL_ROOT/Documentation/benchmarks.rst")
 	"$PY" "$TWHEEL_ROOT/scripts/bench_report.py" --results "$OUT/run/results.log" \
-		--out "$OUT" --cmd "make bench$([ "$QUICK" = 1 ] && echo ' QUICK=1')"
+		--out "$OUT" --cmd "make bench$([ "$QUICK" = 1 ] && echo ' QUICK=1')" "${doc[@]+"${doc[@]}"}"
 	log "bench: done in $((SECONDS - t0)) s: $OUT/table.txt, $OUT/results.json, $OUT/*.png"
 }
 
-main
+main "$@"
+exit

@@ -478,11 +478,44 @@ def plot_lateness(recs, load, png, out_dir):
     return png if gnuplot("\n".join(lines) + "\n", out_dir) else None
 
 
+DOC_BEGIN = ".. BEGIN GENERATED RESULTS (scripts/bench_report.py --doc; do not edit by hand)"
+DOC_END = ".. END GENERATED RESULTS"
+
+
+def update_doc(doc_path, text, pngs, out_dir, complete):
+    """Put the table and the plots of this run between the markers of the doc."""
+    img_dir = os.path.join(os.path.dirname(doc_path), "benchmarks")
+    os.makedirs(img_dir, exist_ok=True)
+    for p in pngs:
+        shutil.copy(os.path.join(out_dir, p), os.path.join(img_dir, p))
+    body = [DOC_BEGIN, ""]
+    if not complete:
+        body += [".. warning:: This run did not complete; its figures are partial.", ""]
+    body += ["::", ""]
+    body += ["    " + l if l else "" for l in text.rstrip("\n").split("\n")]
+    body.append("")
+    for p in pngs:
+        body += [".. image:: benchmarks/%s" % p, "   :alt: %s" % p, ""]
+    body.append(DOC_END)
+    try:
+        with open(doc_path) as f:
+            doc = f.read()
+    except FileNotFoundError:
+        doc = "Benchmarks\n==========\n\n%s\n%s\n" % (DOC_BEGIN, DOC_END)
+    if DOC_BEGIN not in doc or DOC_END not in doc:
+        doc = doc.rstrip("\n") + "\n\n" + DOC_BEGIN + "\n" + DOC_END + "\n"
+    head, rest = doc.split(DOC_BEGIN, 1)
+    tail = rest.split(DOC_END, 1)[1]
+    with open(doc_path, "w") as f:
+        f.write(head + "\n".join(body) + tail)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--results", required=True)
     ap.add_argument("--out", required=True)
     ap.add_argument("--cmd", default="make bench")
+    ap.add_argument("--doc", help="update this .rst file's generated section and copy the plots beside it")
     a = ap.parse_args()
     recs, notes, blocks, done = load(a.results)
     text, goals = build(recs, notes, blocks, done, a.cmd)
@@ -511,6 +544,8 @@ def main():
     }
     with open(os.path.join(a.out, "results.json"), "w") as f:
         json.dump(doc, f, indent=1)
+    if a.doc:
+        update_doc(a.doc, text, pngs, a.out, done)
     sys.stdout.write(text)
     if pngs:
         sys.stdout.write("\nplots: %s\n" % ", ".join(os.path.join(a.out, p) for p in pngs))
