@@ -30,7 +30,7 @@ if [ "$QUICK" = 1 ]; then
 	SPREAD=1500
 	MEMN=100000
 	TWON=10000
-	TOTAL=42
+	TOTAL=36
 else
 	PENDING="1000 100000 1000000"
 	T=1.5
@@ -43,7 +43,7 @@ else
 	SPREAD=3000
 	MEMN=100000
 	TWON=100000
-	TOTAL=88
+	TOTAL=82
 fi
 CHURN_PEERS="timerfd posix io_uring-b256 twheel twheel-b1 twheel-b16 twheel-b256"
 KPENDING=$(echo "$PENDING" | tr ' ' ',')
@@ -200,12 +200,15 @@ memory() {
 	done
 }
 
+# All peers at once, one thread each, on the same deadlines (see twbench.c).
 accuracy() {
 	tag=$1
-	for p in nanosleep $(peers "timerfd io_uring-b256 posix twheel-b256"); do
-		progress "accuracy ($tag): $p, $NACC timeouts over ${SPREAD} ms"
-		twb accuracy --peer "$p" --count "$NACC" --spread "$SPREAD" --tag "$tag"
+	list=nanosleep
+	for p in $(peers "timerfd io_uring-b256 posix twheel-b256"); do
+		list="$list,$p"
 	done
+	progress "accuracy ($tag): $list at once, $NACC timeouts each over ${SPREAD} ms"
+	twb accuracy --peer "$list" --count "$NACC" --spread "$SPREAD" --tag "$tag"
 }
 
 stress_accuracy() {
@@ -224,6 +227,20 @@ stress_accuracy() {
 	sleep 1
 }
 
+# What memory cgroup charging costs the device: the same churn from the root
+# cgroup, which is not charged.
+profile() {
+	[ "$TWHEEL" = 1 ] || return 0
+	[ -w /sys/fs/cgroup/cgroup.procs ] || return 0
+	progress "profile: twheel-b256 churn, 1000 pending, from the root memory cgroup"
+	# shellcheck disable=SC2016 # $$ is the inner shell's, on purpose
+	sh -c 'echo $$ >/sys/fs/cgroup/cgroup.procs && exec "$@"' sh \
+		"$TWB" churn --peer twheel-b256 --pending 1000 --time "$T" --name churn-rootcg \
+		2>/dev/null | grep '^{' >&3
+	progress "profile: the same from the bench memory cgroup"
+	twb churn --peer twheel-b256 --pending 1000 --time "$T" --name churn-benchcg
+}
+
 twocpu() {
 	for p in $(peers "timerfd io_uring-b256 twheel-b256"); do
 		progress "two CPUs: $p, 1 thread vs 2 threads, $TWON pending"
@@ -240,5 +257,6 @@ memory
 accuracy light
 stress_accuracy
 twocpu
+profile
 debugfs_dump end
 progress "done"

@@ -205,14 +205,24 @@ def build(recs, notes, blocks, done, cmd):
     tables.append(t)
 
     kb = lambda p: p != "twheel"
-    t, kchurn = metric_table(recs, "kchurn", "4k. In the kernel (twheel_bench.ko): arm + cancel churn, cost per operation",
+    t, kchurn = metric_table(recs, "kchurn", "K1. In the kernel (twheel_bench.ko): churn (arm + cancel), cost per operation",
                              "   ratio against the better of timer_list and hrtimer", baseline=kb)
     tables.append(t)
-    t, kcancel = metric_table(recs, "kcancel", "2k. In the kernel: cost per cancel", None,
+    t, kcancel = metric_table(recs, "kcancel", "K2. In the kernel: cost per cancel", None,
                               extra_scaling=True, baseline=kb)
     tables.append(t)
-    t, krearm = metric_table(recs, "krearm", "1k. In the kernel: cost per re-arm", None, baseline=kb)
+    t, krearm = metric_table(recs, "krearm", "K3. In the kernel: cost per re-arm", None, baseline=kb)
     tables.append(t)
+
+    pr = {r["workload"]: r for r in recs if r["workload"] in ("churn-rootcg", "churn-benchcg")}
+    if len(pr) == 2 and all(valid(r) for r in pr.values()):
+        a, b = pr["churn-rootcg"]["ns_per_op"], pr["churn-benchcg"]["ns_per_op"]
+        t = Table("Profile: memory cgroup charging in /dev/twheel (twheel-b256 churn, 1k pending)",
+                  ["where the process runs", "cost per operation"],
+                  "   the root cgroup is not charged; the difference is what accounting costs per operation")
+        t.add(["root memory cgroup (not charged)", fmt_ns(a)])
+        t.add(["bench memory cgroup (charged)", "%s (%s)" % (fmt_ns(b), fmt_ratio(b / a))])
+        tables.append(t)
 
     kp = [r for r in recs if r["workload"] == "kprim"]
     if kp:

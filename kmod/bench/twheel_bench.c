@@ -36,7 +36,9 @@
 #include <linux/prandom.h>
 #include <linux/sched.h>
 #include <linux/timer.h>
+#include <linux/slab.h>
 #include <linux/vmalloc.h>
+#include <linux/xarray.h>
 
 #include "../twheel.h"
 
@@ -241,6 +243,67 @@ static void kb_report(struct kb_run *r, const char *workload, u64 nops,
 }
 
 /*
+ * What /dev/twheel adds around a wheel operation, without the system call:
+ * a slab object (allocated on arm, freed on cancel) and a handle slot in a
+ * cyclic xarray (the same pattern as dev_file.c: 1000 live, FIFO). Memory
+ * cgroup charging is not included (a kthread charges nobody); the guest
+ * script measures that from userspace.
+ */
+#define KB_LIVE		1024U
+
+static DEFINE_XARRAY_ALLOC(kb_xa);
+
+static void kb_prims_alloc(void)
+{
+	const u32 n = 100000;
+	struct kmem_cache *cache;
+	void **objs;
+	u32 *ids, i, next = 0, id;
+	u64 t0, t1;
+
+	cache = kmem_cache_create("twheel_bench", 88, 0, 0, NULL);
+	objs = kcalloc(KB_LIVE, sizeof(*objs), GFP_KERNEL);
+	ids = kcalloc(KB_LIVE, sizeof(*ids), GFP_KERNEL);
+	if (!cache || !objs || !ids)
+		goto out;
+	for (i = 0; i < KB_LIVE; i++)
+		objs[i] = kmem_cache_alloc(cache, GFP_KERNEL);
+	t0 = ktime_get_ns();
+	for (i = 0; i < n; i++) {
+		kmem_cache_free(cache, objs[i % KB_LIVE]);
+		objs[i % KB_LIVE] = kmem_cache_alloc(cache, GFP_KERNEL);
+	}
+	t1 = ktime_get_ns();
+	pr_info("{\"workload\":\"kprim\",\"peer\":\"kmem_cache_alloc+free\",\"ns_per_op\":%llu}\n",
+		div64_u64(t1 - t0, n));
+	for (i = 0; i < KB_LIVE; i++)
+		if (xa_alloc_cyclic_bh(&kb_xa, &ids[i], objs[i], XA_LIMIT(1, 1U << 22),
+				       &next, GFP_KERNEL) < 0)
+			goto out_xa;
+	t0 = ktime_get_ns();
+	for (i = 0; i < n; i++) {
+		xa_erase_bh(&kb_xa, ids[i % KB_LIVE]);
+		if (xa_alloc_cyclic_bh(&kb_xa, &id, objs[i % KB_LIVE], XA_LIMIT(1, 1U << 22),
+				       &next, GFP_KERNEL) < 0)
+			goto out_xa;
+		ids[i % KB_LIVE] = id;
+	}
+	t1 = ktime_get_ns();
+	pr_info("{\"workload\":\"kprim\",\"peer\":\"xa_alloc_cyclic+xa_erase\",\"ns_per_op\":%llu}\n",
+		div64_u64(t1 - t0, n));
+out_xa:
+	xa_destroy(&kb_xa);
+out:
+	if (objs && cache)
+		for (i = 0; i < KB_LIVE; i++)
+			if (objs[i])
+				kmem_cache_free(cache, objs[i]);
+	kfree(objs);
+	kfree(ids);
+	kmem_cache_destroy(cache);
+}
+
+/*
  * What the primitives cost on this machine (an emulated guest distorts
  * them differently from hardware): a clock read, a 64-bit division, an
  * irq-safe lock pair. Used to explain the differences between the peers.
@@ -281,6 +344,7 @@ static void kb_prims(void)
 	t1 = ktime_get_ns();
 	pr_info("{\"workload\":\"kprim\",\"peer\":\"jiffies\",\"ns_per_op\":%llu,\"sink\":%llu}\n",
 		div64_u64(t1 - t0, n), acc & 1);
+	kb_prims_alloc();
 }
 
 /*

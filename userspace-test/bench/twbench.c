@@ -5,7 +5,7 @@
  *   twbench churn    --peer P --pending N [--ops M] [--time S]
  *   twbench suite    --peer P --pending N ...   (rearm, churn, cancel)
  *   twbench expiry   --peer P --count K [--spread MS]
- *   twbench accuracy --peer P --count K [--spread MS] [--tag T]
+ *   twbench accuracy --peer P[,P...] --count K [--spread MS] [--tag T]
  *   twbench memory   --peer P --pending N
  *   twbench idle     --peer P|none [--far] [--time S]
  *   twbench twocpu   --peer P --pending N ...
@@ -55,6 +55,7 @@ struct opts {
 	int far;
 	int threads;
 	uint64_t seed;
+	const char *name;
 };
 
 static struct opts o = {
@@ -329,7 +330,7 @@ static void churn_report(const char *workload, struct churn *c,
 {
 	double ops = c->ops ? (double)c->ops : 1;
 
-	json_begin(workload, c->p.label);
+	json_begin(o.name ? o.name : workload, c->p.label);
 	common_fields(&c->p, pending);
 	json_u64("threads", threads);
 	json_u64("ops", c->ops);
@@ -548,15 +549,11 @@ static void collect_free(struct collect *c)
 }
 
 /* Arm @k absolute deadlines spread after a lead time; returns the last. */
-static uint64_t arm_spread(struct peer *p, struct collect *c, uint64_t k,
-			   uint64_t lead, uint64_t spread, uint64_t *rng)
+static uint64_t arm_spread_at(struct peer *p, struct collect *c, uint64_t k,
+			      uint64_t base, uint64_t spread, uint64_t *rng)
 {
-	uint64_t base, last = 0, i;
+	uint64_t last = 0, i;
 
-	if (p->ops->prepare)
-		for (i = 0; i < k; i++)
-			op_check(p, p->ops->prepare(p, (uint32_t)i), "prepare");
-	base = now_ns() + lead;
 	for (i = 0; i < k; i++) {
 		c->deadline[i] = base + rng_next(rng) % spread;
 		if (c->deadline[i] > last)
@@ -570,6 +567,17 @@ static uint64_t arm_spread(struct peer *p, struct collect *c, uint64_t k,
 		note("%s: arming %llu took longer than the lead time", p->label,
 		     (unsigned long long)k);
 	return last;
+}
+
+static uint64_t arm_spread(struct peer *p, struct collect *c, uint64_t k,
+			   uint64_t lead, uint64_t spread, uint64_t *rng)
+{
+	uint64_t i;
+
+	if (p->ops->prepare)
+		for (i = 0; i < k; i++)
+			op_check(p, p->ops->prepare(p, (uint32_t)i), "prepare");
+	return arm_spread_at(p, c, k, now_ns() + lead, spread, rng);
 }
 
 static void wait_all(struct peer *p, struct collect *c, uint64_t k,
@@ -651,56 +659,119 @@ static void lateness_report(const char *label, const char *tag, double *v,
 	json_end();
 }
 
-static void do_nanosleep_accuracy(void)
+/*
+ * Accuracy runs every peer of --peer (a comma-separated list) at the same
+ * time, one thread each, on the same deadlines: a stall of the (emulated,
+ * shared) machine then hits all of them alike, and their distributions
+ * compare like with like. "nanosleep" sleeps to random deadlines one after
+ * the other over the same window: the machine's own wake-up latency.
+ */
+struct acc {
+	const char *label;
+	struct peer p;
+	struct collect c;
+	uint64_t base, end;
+	double *sleep_late;
+	uint64_t nsleep, sleep_early;
+};
+
+static pthread_barrier_t acc_bar;
+
+static void *acc_thread(void *arg)
 {
-	uint64_t rng = o.seed, k = o.count, i, early = 0;
-	double *late = xcalloc(k, sizeof(double));
-	struct timespec ts;
+	struct acc *a = arg;
+	uint64_t rng = o.seed, k = o.count, i, last;
 
-	for (i = 0; i < k; i++) {
-		uint64_t dl = now_ns() + 500000 + rng_next(&rng) % 3500000;
-		uint64_t now;
+	if (!strcmp(a->label, "nanosleep")) {
+		struct timespec ts;
 
-		ts.tv_sec = dl / NSEC_PER_SEC;
-		ts.tv_nsec = dl % NSEC_PER_SEC;
-		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts,
-				       NULL) == EINTR)
-			;
-		now = now_ns();
-		if (now < dl)
-			early++;
-		late[i] = ((double)now - (double)dl) / 1e3;
+		a->sleep_late = xcalloc(4 * k + 16, sizeof(double));
+		pthread_barrier_wait(&acc_bar);
+		ts.tv_sec = a->base / NSEC_PER_SEC;
+		ts.tv_nsec = a->base % NSEC_PER_SEC;
+		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+		while (a->nsleep < 4 * k + 16) {
+			uint64_t dl = now_ns() + 500000 + rng_next(&rng) % 3500000;
+			uint64_t now;
+
+			if (dl > a->end)
+				break;
+			ts.tv_sec = dl / NSEC_PER_SEC;
+			ts.tv_nsec = dl % NSEC_PER_SEC;
+			while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME,
+					       &ts, NULL) == EINTR)
+				;
+			now = now_ns();
+			if (now < dl)
+				a->sleep_early++;
+			a->sleep_late[a->nsleep++] = ((double)now - (double)dl) / 1e3;
+		}
+		return NULL;
 	}
-	lateness_report("nanosleep", o.tag, late, k, early, k, 0);
-	free(late);
+	/* Opened here: a ring or a signal target belongs to its thread. */
+	peer_init(&a->p, a->label);
+	peer_open(&a->p, (uint32_t)k);
+	collect_init(&a->c, k);
+	if (a->p.ops->prepare)
+		for (i = 0; i < k; i++)
+			op_check(&a->p, a->p.ops->prepare(&a->p, (uint32_t)i),
+				 "prepare");
+	pthread_barrier_wait(&acc_bar);
+	last = arm_spread_at(&a->p, &a->c, k, a->base,
+			     (uint64_t)(o.spread_ms * 1e6), &rng);
+	wait_all(&a->p, &a->c, k, last);
+	return NULL;
 }
 
 static void do_accuracy(void)
 {
-	struct peer p;
-	struct collect c;
-	uint64_t rng = o.seed, k = o.count, last;
-	char klabel[64];
+	char *list = strdup(o.peer), *tok, *save;
+	struct acc *a = xcalloc(16, sizeof(*a));
+	pthread_t tid[16];
+	uint64_t k = o.count, base;
+	char klabel[80];
+	int n = 0, i;
 
-	if (!strcmp(o.peer, "nanosleep")) {
-		do_nanosleep_accuracy();
-		return;
+	for (tok = strtok_r(list, ",", &save); tok && n < 16;
+	     tok = strtok_r(NULL, ",", &save)) {
+		a[n++].label = tok;
 	}
-	peer_init(&p, o.peer);
-	peer_open(&p, (uint32_t)k);
-	collect_init(&c, k);
-	last = arm_spread(&p, &c, k, 200 * NSEC_PER_MSEC + k * 20000ULL,
-			  (uint64_t)(o.spread_ms * 1e6), &rng);
-	wait_all(&p, &c, k, last);
-	lateness_report(p.label, o.tag, c.late_us, c.n, c.early, k,
-			o.spread_ms);
-	if (c.nk) {
-		snprintf(klabel, sizeof(klabel), "%s(kernel)", p.label);
-		lateness_report(klabel, o.tag, c.klate_us, c.nk, c.kearly, k,
-				o.spread_ms);
+	pthread_barrier_init(&acc_bar, NULL, (unsigned int)n + 1);
+	for (i = 0; i < n; i++)
+		if (pthread_create(&tid[i], NULL, acc_thread, &a[i]))
+			die("pthread_create");
+	/* Every thread prepares its objects, then all arm for the same base. */
+	base = now_ns() + 500 * NSEC_PER_MSEC + k * 50000ULL;
+	for (i = 0; i < n; i++) {
+		a[i].base = base;
+		a[i].end = base + (uint64_t)(o.spread_ms * 1e6);
 	}
-	collect_free(&c);
-	p.ops->close(&p);
+	pthread_barrier_wait(&acc_bar);
+	for (i = 0; i < n; i++)
+		pthread_join(tid[i], NULL);
+	for (i = 0; i < n; i++) {
+		if (!strcmp(a[i].label, "nanosleep")) {
+			lateness_report("nanosleep", o.tag, a[i].sleep_late,
+					a[i].nsleep, a[i].sleep_early,
+					a[i].nsleep, o.spread_ms);
+			free(a[i].sleep_late);
+			continue;
+		}
+		lateness_report(a[i].p.label, o.tag, a[i].c.late_us, a[i].c.n,
+				a[i].c.early, k, o.spread_ms);
+		if (a[i].c.nk) {
+			snprintf(klabel, sizeof(klabel), "%s(kernel)",
+				 a[i].p.label);
+			lateness_report(klabel, o.tag, a[i].c.klate_us,
+					a[i].c.nk, a[i].c.kearly, k,
+					o.spread_ms);
+		}
+		collect_free(&a[i].c);
+		a[i].p.ops->close(&a[i].p);
+	}
+	pthread_barrier_destroy(&acc_bar);
+	free(a);
+	free(list);
 }
 
 /* ---------------------------------------------------------------- memory */
@@ -714,9 +785,18 @@ static void do_memory(void)
 
 	peer_init(&p, o.peer);
 	peer_open(&p, n);
-	/* Settle: let earlier runs' RCU-freed objects go. */
-	usleep(200000);
+	/*
+	 * Settle: an earlier process's memory can still be going away (an
+	 * io_uring ring is torn down by a worker, RCU frees later). Wait until
+	 * three readings 200 ms apart agree within 64 KB (at most 10 s).
+	 */
 	sysmem_read(&a);
+	for (int stable = 0, tries = 0; stable < 2 && tries < 50; tries++) {
+		usleep(200000);
+		sysmem_read(&b);
+		stable = llabs(b.meminfo_kb - a.meminfo_kb) <= 64 ? stable + 1 : 0;
+		a = b;
+	}
 	arm_background(&p, n, &rng);
 	usleep(200000);
 	sysmem_read(&b);
@@ -853,7 +933,8 @@ static void usage(void)
 {
 	fputs("usage: twbench churn|suite|expiry|accuracy|memory|idle|twocpu\n"
 	      "  --peer P --pending N --ops M --time S --count K --spread MS\n"
-	      "  --tag T --far --seed X --dev PATH\n", stderr);
+	      "  --tag T --far --seed X --dev PATH --name WORKLOAD-NAME\n"
+	      "  accuracy takes a comma-separated list of peers, run at once\n", stderr);
 	exit(2);
 }
 
@@ -894,6 +975,8 @@ int main(int argc, char **argv)
 			o.seed = strtoull(v, NULL, 0);
 		else if (!strcmp(a, "--dev"))
 			twheel_dev = v;
+		else if (!strcmp(a, "--name"))
+			o.name = v;
 		else
 			usage();
 	}
