@@ -443,7 +443,7 @@ static void cancel_run(struct churn *c, uint64_t max_ops, double secs)
 		uint64_t rops = 0;
 
 		/* round 0 is a short warm-up */
-		chunk = round ? 1024 : 64;
+		chunk = round ? 1024 : 16;
 		if (chunk > n)
 			chunk = n;
 		budget_start(&b, (double)(budget - timed) / 1e9);
