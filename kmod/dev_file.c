@@ -409,21 +409,37 @@ static void twheel_fill_record(struct twheel_dev_timeout *tdt, u64 expired,
 	rec->next = now + tdt->period - rem;
 }
 
-/*
- * Find the next ready record, going round from the read cursor so that
- * every slot gets its turn. Caller holds tf->lock.
+/**
+ * struct twheel_pass - the slots one read() looks at
+ * @next: first slot not looked at yet
+ * @end: last slot of the current leg
+ * @start: the read cursor when the pass began
+ *
+ * A pass goes from the read cursor up, then from slot 0 to just before where
+ * it began: every slot gets its turn, and no timeout gives two records in one
+ * read() (a periodic timeout re-armed by this read() may be due again before
+ * the pass ends).
  */
-static bool twheel_peek(struct twheel_file *tf, struct twheel_record *rec)
+struct twheel_pass {
+	unsigned long next;
+	unsigned long end;
+	unsigned long start;
+};
+
+/* Find the next ready record of the pass. Caller holds tf->lock. */
+static bool twheel_peek(struct twheel_file *tf, struct twheel_pass *pass,
+			struct twheel_record *rec)
 {
 	struct twheel_dev_timeout *tdt;
-	unsigned long slot = tf->read_cursor;
 	u64 expired = 0;
 
 	xa_lock_bh(&tf->timeouts);
-	tdt = xa_find(&tf->timeouts, &slot, ULONG_MAX, TWHEEL_READY);
-	if (!tdt && tf->read_cursor) {
-		slot = 0;
-		tdt = xa_find(&tf->timeouts, &slot, ULONG_MAX, TWHEEL_READY);
+	tdt = xa_find(&tf->timeouts, &pass->next, pass->end, TWHEEL_READY);
+	if (!tdt && pass->end == ULONG_MAX && pass->start) {
+		pass->next = 0;
+		pass->end = pass->start - 1;
+		tdt = xa_find(&tf->timeouts, &pass->next, pass->end,
+			      TWHEEL_READY);
 	}
 	if (tdt)
 		expired = tdt->expired;
@@ -456,7 +472,8 @@ static void twheel_consume(struct twheel_file *tf, struct twheel_record *rec)
  * @count: its size, at least one record
  *
  * A record is consumed only once it has been copied, so a fault part-way
- * loses nothing: the records not copied stay queued.
+ * loses nothing: the records not copied stay queued. Each timeout gives at
+ * most one record per call.
  *
  * Context: process context; may fault.
  * Return: bytes copied (whole records), 0 if no record was ready, or
@@ -465,14 +482,21 @@ static void twheel_consume(struct twheel_file *tf, struct twheel_record *rec)
 ssize_t twheel_file_read(struct twheel_file *tf, char __user *buf,
 			 size_t count)
 {
+	struct twheel_pass pass = {
+		.next = tf->read_cursor,
+		.end = ULONG_MAX,
+		.start = tf->read_cursor,
+	};
 	struct twheel_record rec;
 	size_t done = 0;
 
 	lockdep_assert_held(&tf->lock);
-	while (count - done >= sizeof(rec.ev) && twheel_peek(tf, &rec)) {
+	while (count - done >= sizeof(rec.ev) &&
+	       twheel_peek(tf, &pass, &rec)) {
 		if (copy_to_user(buf + done, &rec.ev, sizeof(rec.ev)))
 			return done ? done : -EFAULT;
 		twheel_consume(tf, &rec);
+		pass.next = tf->read_cursor;
 		done += sizeof(rec.ev);
 		cond_resched();
 	}

@@ -16,8 +16,12 @@
  *
  * Output is TAP 13 as kselftest prints it: a plan, one "ok"/"not ok" line per
  * test (with "# SKIP reason" for skipped ones) and a "# Totals:" line. The
- * exit status is 0 only if no test failed. Arguments, if given, are shell
- * patterns: only tests whose name matches one of them run.
+ * exit status is 0 only if no test failed; a test that takes 2 s or more
+ * says so in a diagnostic line. Arguments, if given, are shell patterns:
+ * only tests whose name matches one of them run.
+ *
+ * Checks are for the test's main thread: threads a test starts must report
+ * their findings to it rather than use EXPECT_*() or ASSERT_*().
  */
 #ifndef TWHEEL_HARNESS_H
 #define TWHEEL_HARNESS_H
@@ -222,9 +226,18 @@ static inline int th_wait(pid_t pid, unsigned int secs, int *timed_out)
 	}
 }
 
+static inline unsigned long long th_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000ULL + ts.tv_nsec / 1000000;
+}
+
 /* Run one test in a child process; returns 0 pass, 1 fail, 2 skip. */
 static inline int th_run_one(const struct th_test *t, int num)
 {
+	unsigned long long start = th_now_ms(), took;
 	int status, timed_out;
 	pid_t pid;
 
@@ -242,6 +255,9 @@ static inline int th_run_one(const struct th_test *t, int num)
 		_exit(0);
 	}
 	status = th_wait(pid, t->timeout, &timed_out);
+	took = th_now_ms() - start;
+	if (took >= 2000)
+		printf("# %s: took %llu ms\n", t->name, took);
 	if (timed_out) {
 		printf("# %s: timed out after %u s\n", t->name, t->timeout);
 		th_res->failed = 1;
