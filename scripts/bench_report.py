@@ -451,14 +451,15 @@ def plot_cost(recs, workloads, title, png, out_dir):
              'set output "%s"' % png, 'set title "%s"' % title,
              "set logscale xy", 'set xlabel "pending timeouts"',
              'set ylabel "ns per operation (log)"', "set grid",
-             "set key outside right", 'set format x "%.0s%c"']
+             "set key outside right", 'set format x "%.0s%c"', 'set format y "%g"',
+             "set offsets graph 0.05, graph 0.05, 0, 0"]
     plots = []
     for i, (label, pts) in enumerate(sorted(series.items(), key=lambda kv: peer_key(kv[0]))):
         name = "$d%d" % i
         lines.append("%s << EOD" % name)
         lines.extend("%d %g" % p for p in sorted(pts))
         lines.append("EOD")
-        plots.append('%s using 1:2 with linespoints lw 2 pt 7 lc rgb "%s" title "%s"'
+        plots.append('%s using 1:2 with linespoints lw 2 pt 7 lc rgb "%s" title "%s" noenhanced'
                      % (name, GP_COLORS[i % len(GP_COLORS)], label))
     lines.append("plot " + ", ".join(plots))
     return png if gnuplot("\n".join(lines) + "\n", out_dir) else None
@@ -482,7 +483,7 @@ def plot_lateness(recs, load, png, out_dir):
             if v is not None:
                 lines.append("%g %g" % (max(v, 0.1), q / (len(cdf) - 1)))
         lines.append("EOD")
-        plots.append('%s using 1:2 with lines lw 2 lc rgb "%s" title "%s"'
+        plots.append('%s using 1:2 with lines lw 2 lc rgb "%s" title "%s" noenhanced'
                      % (name, GP_COLORS[i % len(GP_COLORS)], r["peer"]))
     lines.append("plot " + ", ".join(plots))
     return png if gnuplot("\n".join(lines) + "\n", out_dir) else None
