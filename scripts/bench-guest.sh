@@ -76,6 +76,8 @@ setup() {
 	# One timerfd per timeout at 1M pending needs more than the default fds.
 	echo 4194304 >/proc/sys/fs/nr_open
 	echo 8388608 >/proc/sys/fs/file-max
+	# ...and more epoll watches than the default (a few % of low memory).
+	echo 4194304 >/proc/sys/fs/epoll/max_user_watches
 	# A memory cgroup of our own, for the memcg delta of workload 5.
 	mkdir -p /sys/fs/cgroup
 	if mount -t cgroup2 none /sys/fs/cgroup 2>/dev/null; then
