@@ -80,7 +80,7 @@ prune_old_builds() {
 	# Keep the current build and the newest other one; drop the rest.
 	find "$TWHEEL_CACHE/kernel" -mindepth 1 -maxdepth 1 -type d -name 'debug-*' \
 		-printf '%T@ %p\n' | sort -rn | cut -d' ' -f2- |
-		grep -vxF "$keep" | tail -n +2 |
+		{ grep -vxF "$keep" || true; } | tail -n +2 |
 		while IFS= read -r d; do
 			log "removing old debug kernel build $d"
 			rm -rf "$d"
