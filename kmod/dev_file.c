@@ -210,9 +210,14 @@ static int twheel_deadline(u64 expires, u32 flags, u64 now, u64 *deadline)
 	return 0;
 }
 
-/* Check the flags, CPU and period of an arm request. */
-static int twheel_check_arm(const struct twheel_arm *arm)
+/*
+ * Check the flags, CPU and period of an arm request. A period must be at
+ * least a tick and, like a delay, must not take the clock past its range.
+ */
+static int twheel_check_arm(const struct twheel_arm *arm, u64 now)
 {
+	u64 next;
+
 	if (arm->flags & ~TWHEEL_ARM_FLAGS_ALL)
 		return -EINVAL;
 	if (arm->flags & TWHEEL_ARM_CPU) {
@@ -225,9 +230,7 @@ static int twheel_check_arm(const struct twheel_arm *arm)
 		return arm->flags & TWHEEL_ARM_FIXED_DELAY ? -EINVAL : 0;
 	if (arm->period < twheel_tick_ns())
 		return -EINVAL;
-	if (arm->period > twheel_max_delay_ns())
-		return -ERANGE;
-	return 0;
+	return twheel_deadline(arm->period, 0, now, &next);
 }
 
 /*
@@ -285,15 +288,15 @@ int twheel_file_arm(struct twheel_file *tf, const struct twheel_arm *arm,
 		    u64 *handle)
 {
 	struct twheel_dev_timeout *tdt;
+	u64 now = ktime_get_ns();
 	u64 deadline;
 	int ret;
 
 	lockdep_assert_held(&tf->lock);
-	ret = twheel_check_arm(arm);
+	ret = twheel_check_arm(arm, now);
 	if (ret)
 		return ret;
-	ret = twheel_deadline(arm->expires, arm->flags, ktime_get_ns(),
-			      &deadline);
+	ret = twheel_deadline(arm->expires, arm->flags, now, &deadline);
 	if (ret)
 		return ret;
 	tdt = twheel_alloc(tf, arm, deadline);
