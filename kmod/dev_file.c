@@ -23,16 +23,19 @@
  *
  * Locking
  * -------
- * tf->lock (a mutex) serialises every ioctl and read() of the file: under it
- * the set of timeouts, their handles, deadlines and periods, and the counters
- * @nr_live, @gen, @next_slot and @read_cursor only change in process context,
- * so read() may copy a record to userspace and only then consume it.
+ * tf->lock (a mutex) serialises every ioctl that touches timeouts and every
+ * read() of the file. The set of timeouts, their handles, deadlines and
+ * periods, and the counters @nr_live, @gen, @next_slot and @read_cursor only
+ * change under it, in process context, so read() may copy a record to
+ * userspace and only then consume it (a fault that stalls in the caller's
+ * memory holds up only this file's ioctls and reads, interruptibly).
  *
  * The xarray's own lock (taken with softirqs disabled; the callbacks run in
  * softirq context) guards what a callback changes: the READY marks,
- * tf->nr_queued and the timeout's @expired. The callback takes nothing else;
- * in particular it never takes tf->lock, so twheel_cancel_sync() may be
- * called with tf->lock held, but never with the xa_lock held.
+ * tf->nr_queued and the timeout's @expired. The callback takes only that
+ * lock and, inside it, the wait queue's; it never takes tf->lock, so
+ * twheel_cancel_sync() may be called with tf->lock held, but never with the
+ * xa_lock held.
  *
  * The callback wakes the wait queue with the xa_lock still held. Whoever
  * consumes or cancels a record takes the xa_lock after the callback that
