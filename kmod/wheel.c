@@ -91,6 +91,26 @@ static u64 tick_to_ns(u64 tick)
 	return ns;
 }
 
+/* floor(2^64 / tick_ns), rounded down: turns divisions into a multiply. */
+static u64 tick_recip;
+
+/*
+ * @ns / tick_ns with the remainder in @rem. The reciprocal estimate is at
+ * most one below the quotient; one correction step makes it exact.
+ */
+static u64 ns_div_tick(u64 ns, u64 *rem)
+{
+	u64 q = mul_u64_u64_shr(ns, tick_recip, 64);
+	u64 r = ns - q * twheel_param_tick_ns;
+
+	if (r >= twheel_param_tick_ns) {
+		q++;
+		r -= twheel_param_tick_ns;
+	}
+	*rem = r;
+	return q;
+}
+
 /**
  * twheel_ns_to_tick() - tick at or after a CLOCK_MONOTONIC time
  * @ns: time in nanoseconds
@@ -101,13 +121,23 @@ static u64 tick_to_ns(u64 tick)
  */
 VISIBLE_IF_KUNIT u64 twheel_ns_to_tick(u64 ns)
 {
-	return div64_u64(ns + twheel_param_tick_ns - 1, twheel_param_tick_ns);
+	u64 rem, q = ns_div_tick(ns, &rem);
+
+	return q + !!rem;
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_ns_to_tick);
 
+/* The tick that has started at @ns: all of it lies at or before @ns. */
+static u64 ns_to_tick_floor(u64 ns)
+{
+	u64 rem;
+
+	return ns_div_tick(ns, &rem);
+}
+
 static u64 now_tick(void)
 {
-	return div64_u64(ktime_get_ns(), twheel_param_tick_ns);
+	return ns_to_tick_floor(ktime_get_ns());
 }
 
 /* Mask of the tick bits at and below level @lvl. */
@@ -352,27 +382,32 @@ VISIBLE_IF_KUNIT void twheel_base_setup(struct twheel_base *base,
 EXPORT_SYMBOL_IF_KUNIT(twheel_base_setup);
 
 /*
- * Program the base's hrtimer for its next event if that is earlier than what
- * it is set for. Only the base's own CPU may start its pinned hrtimer; an arm
- * from another CPU sends the kick instead. The hrtimer callback reprograms
- * when it finishes, so nothing is done while it runs.
+ * Make sure the base's hrtimer fires by tick @due (U64_MAX: no need). The
+ * hrtimer is never set later than the earliest queued work, so an earlier
+ * @due is the only reason to move it. Only the base's own CPU may start its
+ * pinned hrtimer; an arm from another CPU sends the kick instead. The hrtimer
+ * callback reprograms when it finishes, so nothing is done while it runs.
  */
-static void program_base(struct twheel_base *base)
+static void program_base(struct twheel_base *base, u64 due)
 {
-	u64 next;
-
-	if (!base->online || base->in_timer)
-		return;
-	next = twheel_next_event(base);
-	if (next >= base->programmed)
+	if (due >= base->programmed || !base->online || base->in_timer)
 		return;
 	if (base->cpu != smp_processor_id()) {
 		queue_work_on(base->cpu, system_highpri_wq, &base->kick);
 		return;
 	}
-	base->programmed = next;
-	hrtimer_start(&base->timer, ns_to_ktime(tick_to_ns(next)),
+	base->programmed = due;
+	hrtimer_start(&base->timer, ns_to_ktime(tick_to_ns(due)),
 		      HRTIMER_MODE_ABS_PINNED_SOFT);
+}
+
+/* Tick at which the base must look at @t, just filed on it. */
+static u64 due_tick(const struct twheel_base *base,
+		    const struct twheel_timeout *t)
+{
+	if (t->idx < TW_NR_BUCKETS)
+		return twheel_bucket_tick(base->clk, t->idx);
+	return base->clk;
 }
 
 /* A base that became empty needs no hrtimer: keep the CPU tickless. */
@@ -396,7 +431,7 @@ static void twheel_kick(struct work_struct *work)
 
 	spin_lock_irq(&base->lock);
 	if (base->cpu == smp_processor_id())
-		program_base(base);
+		program_base(base, twheel_next_event(base));
 	spin_unlock_irq(&base->lock);
 }
 
@@ -564,7 +599,7 @@ static int arm_locked(struct twheel_timeout *t, u64 deadline_ns, u64 now_ns,
 		if (base->online)
 			break;
 	}
-	forward_clk(base, div64_u64(now_ns, twheel_param_tick_ns));
+	forward_clk(base, ns_to_tick_floor(now_ns));
 	t->expires = expires;
 	twheel_enqueue(base, t);
 	base->stats.pending++;
@@ -572,7 +607,7 @@ static int arm_locked(struct twheel_timeout *t, u64 deadline_ns, u64 now_ns,
 		base->stats.rearmed++;
 	else
 		base->stats.armed++;
-	program_base(base);
+	program_base(base, due_tick(base, t));
 out_trace:
 	trace_twheel_arm(t, expires, base->cpu);
 	spin_unlock_irqrestore(&base->lock, flags);
@@ -867,7 +902,6 @@ static int twheel_cpu_online(unsigned int cpu)
 	base->last_fire = 0;
 	base->programmed = U64_MAX;
 	WRITE_ONCE(base->online, true);
-	program_base(base);
 	spin_unlock_irq(&base->lock);
 	return 0;
 }
@@ -898,7 +932,7 @@ static int twheel_cpu_offline(unsigned int cpu)
 	}
 	base->programmed = U64_MAX;
 	migrate_all(base, to);
-	program_base(to);
+	program_base(to, twheel_next_event(to));
 	spin_unlock(&to->lock);
 	spin_unlock(&base->lock);
 	local_irq_enable();
@@ -910,6 +944,7 @@ int twheel_wheel_init(void)
 	unsigned int cpu;
 	int ret;
 
+	tick_recip = div64_u64(U64_MAX, twheel_param_tick_ns);
 	twheel_bases = alloc_percpu(struct twheel_base);
 	if (!twheel_bases)
 		return -ENOMEM;

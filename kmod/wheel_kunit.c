@@ -134,6 +134,30 @@ static void geometry_ns_to_tick_rounds_up(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, twheel_ns_to_tick(1000 * tick - 1), 1000ULL);
 }
 
+static void geometry_ns_to_tick_matches_division(struct kunit *test)
+{
+	u64 tick = twheel_tick_ns();
+	struct rnd_state rnd;
+	unsigned int i;
+
+	prandom_seed_state(&rnd, 3);
+	for (i = 0; i < 100000; i++) {
+		u64 ns = (((u64)prandom_u32_state(&rnd) << 32) |
+			  prandom_u32_state(&rnd)) >> (1 + i % 40);
+
+		if (i % 3 == 0)
+			ns -= ns % tick;	/* exact multiples of the tick */
+		if (twheel_ns_to_tick(ns) != div64_u64(ns + tick - 1, tick)) {
+			KUNIT_FAIL(test, "ns %llu: %llu, want %llu", ns,
+				   twheel_ns_to_tick(ns),
+				   div64_u64(ns + tick - 1, tick));
+			return;
+		}
+	}
+	KUNIT_EXPECT_EQ(test, twheel_ns_to_tick(KTIME_MAX),
+			div64_u64(KTIME_MAX + tick - 1, tick));
+}
+
 static struct kunit_case geometry_cases[] = {
 	KUNIT_CASE(geometry_level0_edges),
 	KUNIT_CASE(geometry_level1_edges),
@@ -141,6 +165,7 @@ static struct kunit_case geometry_cases[] = {
 	KUNIT_CASE(geometry_max_range_and_high_clock),
 	KUNIT_CASE(geometry_random_never_early),
 	KUNIT_CASE(geometry_ns_to_tick_rounds_up),
+	KUNIT_CASE(geometry_ns_to_tick_matches_division),
 	{}
 };
 
