@@ -685,17 +685,33 @@ EXPORT_SYMBOL_GPL(twheel_arm);
  */
 int twheel_arm_abs(struct twheel_timeout *t, u64 deadline_ns, int cpu)
 {
-	u64 now = ktime_get_ns();
+	return twheel_arm_abs_now(t, deadline_ns, ktime_get_ns(), cpu);
+}
+EXPORT_SYMBOL_GPL(twheel_arm_abs);
 
+/**
+ * twheel_arm_abs_now() - twheel_arm_abs() for a caller that has read the clock
+ * @t: an initialised timeout
+ * @deadline_ns: CLOCK_MONOTONIC deadline
+ * @now_ns: ktime_get_ns() as read by the caller, not after this call
+ * @cpu: CPU whose wheel takes the timeout, or TWHEEL_CPU_LOCAL
+ *
+ * For /dev/twheel, which has already read the clock to compute the deadline.
+ *
+ * Context: any context; takes an irq-safe spinlock.
+ * Return: as twheel_arm_abs().
+ */
+int twheel_arm_abs_now(struct twheel_timeout *t, u64 deadline_ns, u64 now_ns,
+		       int cpu)
+{
 	if (cpu != TWHEEL_CPU_LOCAL &&
 	    (cpu < 0 || cpu >= nr_cpu_ids || !cpu_online(cpu)))
 		return -EINVAL;
 	if (deadline_ns > KTIME_MAX ||
-	    deadline_ns > now + twheel_max_delay_ns())
+	    deadline_ns > now_ns + twheel_max_delay_ns())
 		return -ERANGE;
-	return arm_locked(t, deadline_ns, now, cpu, false);
+	return arm_locked(t, deadline_ns, now_ns, cpu, false);
 }
-EXPORT_SYMBOL_GPL(twheel_arm_abs);
 
 /**
  * twheel_rearm() - move a pending timeout to a new delay
