@@ -9,8 +9,8 @@
  *
  * The device is mode 0666, like timerfd_create() which any user may call:
  * a file's timeouts only ever reach that file, their memory is charged to
- * the memory cgroup of the task that arms them and capped per file, and the
- * shortest period is one tick.
+ * the memory cgroup of the task whose arm allocated it and capped per file,
+ * and the shortest period is one tick.
  *
  * Locking: read() sleeps on tf->wqh without locks, then takes tf->lock to
  * copy records out; poll takes no lock. See dev_file.c for the rest.

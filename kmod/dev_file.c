@@ -3,14 +3,39 @@
  * dev_file.c - the timeouts of one open /dev/twheel file
  *
  * Each open file owns a set of timeouts, found by handle in an xarray. A
- * handle is the timeout's slot in that xarray (lower 32 bits) and the file's
- * generation when the slot was handed out (upper 32 bits). Slots are handed
- * out cyclically, so a slot is not reused until the allocation has gone all
- * the way round; each file starts with, and on every round takes, a new
- * generation from a module-wide counter, so no two files and no two rounds
- * share one (until that counter wraps, after 2^32 opens and rounds). A stale
+ * handle is the timeout's slot in that xarray (lower 32 bits) and a
+ * generation (upper 32 bits). Neither slot 0 nor generation 0 is ever handed
+ * out, so no handle is 0.
+ *
+ * Reuse
+ * -----
+ * A timeout that dies (cancelled, or a one-shot whose record was read) keeps
+ * its slot and goes on the file's free list, up to TWHEEL_FREE_MAX of them;
+ * an arm takes a timeout from there before it allocates one. Churn (arm,
+ * cancel, arm...) then costs no slab allocation, no memory cgroup charge and
+ * no change to the xarray. A dead timeout stays charged to the memory
+ * cgroup that allocated it, does not count against the per-file limit and is
+ * freed on close; its stored handle has generation 0, which no handle has,
+ * so no handle reaches it. A new slot is the lowest free one, which keeps
+ * the xarray dense.
+ *
+ * Generations
+ * -----------
+ * Generations come from a module-wide counter, so no two files share one. A
+ * file hands out its current generation, @gen, until a handle of that
+ * generation dies (@gen_spent); the next arm then takes a new one. So a slot
+ * never gets the same generation twice: a slot is handed out again only
+ * after its handle died, and if that handle had the current generation, the
+ * current generation changes before the next handle is made. A stale
  * handle, or one from another file, finds no timeout or one whose stored
  * handle differs (-ENOENT).
+ *
+ * The counter goes up once per open and at most once per arm. Under churn a
+ * file takes a new generation about once per round of the timeouts it has
+ * in flight, and at every arm only if it arms and cancels a single timeout
+ * over and over. A handle could be mistaken for a newer one only if it were
+ * kept while the counter went all the way round (2^32 - 1 generations,
+ * machine-wide) and its slot were then live with exactly its generation.
  *
  * The timeout is its own event: when it expires, its callback stores the
  * expiry time and sets the READY mark on its slot; read() finds marked slots,
@@ -25,23 +50,27 @@
  * -------
  * tf->lock (a mutex) serialises every ioctl that touches timeouts and every
  * read() of the file. The set of timeouts, their handles, deadlines and
- * periods, and the counters @nr_live, @gen, @next_slot and @read_cursor only
- * change under it, in process context, so read() may copy a record to
- * userspace and only then consume it (a fault that stalls in the caller's
- * memory holds up only this file's ioctls and reads, interruptibly).
+ * periods, the free list and the counters @nr_live, @nr_free, @gen,
+ * @gen_spent and @read_cursor only change under it, in process context, so
+ * read() may copy a record to userspace and only then consume it (a fault
+ * that stalls in the caller's memory holds up only this file's ioctls and
+ * reads, interruptibly).
  *
  * The xarray's own lock (taken with softirqs disabled; the callbacks run in
  * softirq context) guards what a callback changes: the READY marks,
  * tf->nr_queued and the timeout's @expired. The callback takes only that
  * lock and, inside it, the wait queue's; it never takes tf->lock, so
  * twheel_cancel_sync() may be called with tf->lock held, but never with the
- * xa_lock held.
+ * xa_lock held. Only tf->lock holders clear marks and lower nr_queued, so a
+ * tf->lock holder that reads nr_queued as 0 knows that no timeout whose
+ * callback it has waited for has a record queued.
  *
- * The callback wakes the wait queue with the xa_lock still held. Whoever
- * consumes or cancels a record takes the xa_lock after the callback that
- * queued it dropped it, so once a timeout is gone from the xarray no
- * callback still touches the file: release may free it after cancelling
- * what is left.
+ * The callback wakes the wait queue with the xa_lock still held and does
+ * nothing to the file after it drops it. A timeout dies only once its
+ * callback cannot run (twheel_cancel_sync(), also when a one-shot's record
+ * is consumed), so a dead timeout, cached or freed, is touched by no
+ * callback: an arm may reuse it on any CPU, and release may free it after
+ * cancelling what is left.
  *
  * Lock order: tf->lock, then the xa_lock, then tf->wqh.lock.
  */
@@ -66,8 +95,8 @@
 /* Slot mark of a timeout whose record is waiting to be read. */
 #define TWHEEL_READY		XA_MARK_1
 
-/* Slots span this many times the per-file limit; see twheel_file_create(). */
-#define TWHEEL_SLOT_SPREAD	4ULL
+/* Dead timeouts a file keeps for reuse (still charged to its memcg). */
+#define TWHEEL_FREE_MAX		1024U
 
 /*
  * Per-timeout memory is charged to the caller's memory cgroup. Past its
@@ -81,8 +110,10 @@
  * struct twheel_dev_timeout - one timeout of an open file
  * @tw: the wheel's timeout
  * @tf: the file that owns it
- * @handle: its handle; the lower half is its slot
- * @cookie: the caller's cookie
+ * @handle: its handle: its slot in the lower half, its generation in the
+ *	upper half (0 while it is on the free list)
+ * @cookie: the caller's cookie (live timeouts)
+ * @next_free: next timeout on the file's free list (dead timeouts)
  * @deadline: CLOCK_MONOTONIC deadline of the current arming, in ns
  * @expired: when the callback ran for that arming (under the xa_lock)
  * @period: 0 for a one-shot timeout, else the period in ns
@@ -93,7 +124,10 @@ struct twheel_dev_timeout {
 	struct twheel_timeout tw;
 	struct twheel_file *tf;
 	u64 handle;
-	u64 cookie;
+	union {
+		u64 cookie;
+		struct twheel_dev_timeout *next_free;
+	};
 	u64 deadline;
 	u64 expired;
 	u64 period;
@@ -105,11 +139,13 @@ struct twheel_dev_timeout {
  * struct twheel_record - a record on its way to userspace
  * @ev: the record as read() returns it
  * @tdt: the timeout it belongs to
+ * @now: when it was filled in
  * @next: next deadline of a periodic timeout
  */
 struct twheel_record {
 	struct twheel_event ev;
 	struct twheel_dev_timeout *tdt;
+	u64 now;
 	u64 next;
 };
 
@@ -117,6 +153,17 @@ static struct kmem_cache *twheel_timeout_cache;
 
 /* Source of handle generations; see the top of this file. */
 static atomic_t twheel_gen_seq = ATOMIC_INIT(0);
+
+/* A generation no file has had yet (until the counter wraps); never 0. */
+static u32 twheel_new_gen(void)
+{
+	u32 gen;
+
+	do {
+		gen = atomic_inc_return(&twheel_gen_seq);
+	} while (!gen);
+	return gen;
+}
 
 static u32 twheel_slot(const struct twheel_dev_timeout *tdt)
 {
@@ -142,45 +189,61 @@ static void twheel_file_expire(struct twheel_timeout *t)
 	xa_unlock(&tf->timeouts);
 }
 
-/* Drop the queued record of @tdt, if any. Caller holds the xa_lock. */
-static void twheel_unqueue_locked(struct twheel_file *tf,
-				  struct twheel_dev_timeout *tdt)
-{
-	if (!xa_get_mark(&tf->timeouts, twheel_slot(tdt), TWHEEL_READY))
-		return;
-	__xa_clear_mark(&tf->timeouts, twheel_slot(tdt), TWHEEL_READY);
-	WRITE_ONCE(tf->nr_queued, tf->nr_queued - 1);
-}
-
+/*
+ * Drop the queued record of @tdt, if any. Caller holds tf->lock, and no
+ * callback of @tdt can still queue one (it is not armed, and a callback that
+ * ran was waited for or its record found): then its mark cannot change under
+ * us, and with no record queued in the file it has none.
+ */
 static void twheel_unqueue(struct twheel_file *tf,
 			   struct twheel_dev_timeout *tdt)
 {
+	if (!READ_ONCE(tf->nr_queued))
+		return;
 	xa_lock_bh(&tf->timeouts);
-	twheel_unqueue_locked(tf, tdt);
+	if (xa_get_mark(&tf->timeouts, twheel_slot(tdt), TWHEEL_READY)) {
+		__xa_clear_mark(&tf->timeouts, twheel_slot(tdt), TWHEEL_READY);
+		WRITE_ONCE(tf->nr_queued, tf->nr_queued - 1);
+	}
 	xa_unlock_bh(&tf->timeouts);
 }
 
-/* Free a timeout that is neither armed nor running. Caller holds tf->lock. */
-static void twheel_free(struct twheel_file *tf, struct twheel_dev_timeout *tdt)
+/*
+ * Kill a live timeout that is neither armed nor running: its record goes,
+ * its handle dies, and it goes on the free list or, when that is full, back
+ * to the slab. Caller holds tf->lock.
+ */
+static void twheel_put(struct twheel_file *tf, struct twheel_dev_timeout *tdt)
 {
-	xa_lock_bh(&tf->timeouts);
-	twheel_unqueue_locked(tf, tdt);
-	__xa_erase(&tf->timeouts, twheel_slot(tdt));
-	xa_unlock_bh(&tf->timeouts);
-	kmem_cache_free(twheel_timeout_cache, tdt);
+	u32 slot = twheel_slot(tdt);
+
+	twheel_unqueue(tf, tdt);
+	if (upper_32_bits(tdt->handle) == tf->gen)
+		tf->gen_spent = true;
 	WRITE_ONCE(tf->nr_live, tf->nr_live - 1);
+	if (tf->nr_free < TWHEEL_FREE_MAX) {
+		tdt->handle = slot;
+		tdt->next_free = tf->free;
+		tf->free = tdt;
+		WRITE_ONCE(tf->nr_free, tf->nr_free + 1);
+		return;
+	}
+	xa_erase_bh(&tf->timeouts, slot);
+	kmem_cache_free(twheel_timeout_cache, tdt);
 }
 
 /*
  * Arm @tdt for @tdt->deadline, which the caller has checked against the
- * longest delay. The only failure left is that the chosen CPU went offline
- * since it was checked; then the timeout runs on this CPU, as the wheel does
- * with the timeouts of a CPU that goes offline.
+ * longest delay from @now. The only failure left is that the chosen CPU went
+ * offline since it was checked; then the timeout runs on this CPU, as the
+ * wheel does with the timeouts of a CPU that goes offline.
  */
-static void twheel_start(struct twheel_dev_timeout *tdt)
+static void twheel_start(struct twheel_dev_timeout *tdt, u64 now)
 {
-	if (twheel_arm_abs(&tdt->tw, tdt->deadline, tdt->cpu) == -EINVAL)
-		twheel_arm_abs(&tdt->tw, tdt->deadline, TWHEEL_CPU_LOCAL);
+	if (twheel_arm_abs_now(&tdt->tw, tdt->deadline, now, tdt->cpu) ==
+	    -EINVAL)
+		twheel_arm_abs_now(&tdt->tw, tdt->deadline, now,
+				   TWHEEL_CPU_LOCAL);
 }
 
 /**
@@ -237,40 +300,62 @@ static int twheel_check_arm(const struct twheel_arm *arm, u64 now)
 }
 
 /*
- * Allocate a timeout for @arm, already checked, due at @deadline, and give it
- * a slot and a handle. Caller holds tf->lock.
+ * A dead timeout with a slot: one from the free list, else a new one in the
+ * lowest free slot. The free list is empty only while every slot in use is
+ * live, so fewer than max_pending are in use and that slot exists. Caller
+ * holds tf->lock.
  */
-static struct twheel_dev_timeout *twheel_alloc(struct twheel_file *tf,
-					       const struct twheel_arm *arm,
-					       u64 deadline)
+static struct twheel_dev_timeout *twheel_get(struct twheel_file *tf)
 {
-	struct twheel_dev_timeout *tdt;
+	struct twheel_dev_timeout *tdt = tf->free;
 	u32 slot;
 	int ret;
 
-	if (tf->nr_live >= tf->max_pending)
-		return ERR_PTR(-ENOSPC);
+	if (tdt) {
+		tf->free = tdt->next_free;
+		WRITE_ONCE(tf->nr_free, tf->nr_free - 1);
+		return tdt;
+	}
 	tdt = kmem_cache_alloc(twheel_timeout_cache, TWHEEL_GFP);
 	if (!tdt)
 		return ERR_PTR(-ENOMEM);
 	twheel_timeout_init(&tdt->tw, twheel_file_expire);
 	tdt->tf = tf;
+	ret = xa_alloc_bh(&tf->timeouts, &slot, tdt,
+			  XA_LIMIT(1, tf->max_pending), TWHEEL_GFP);
+	if (ret) {
+		kmem_cache_free(twheel_timeout_cache, tdt);
+		return ERR_PTR(ret);
+	}
+	tdt->handle = slot;
+	return tdt;
+}
+
+/*
+ * Make a live timeout for @arm, already checked, due at @deadline, and give
+ * it a handle. Caller holds tf->lock.
+ */
+static struct twheel_dev_timeout *twheel_new(struct twheel_file *tf,
+					     const struct twheel_arm *arm,
+					     u64 deadline)
+{
+	struct twheel_dev_timeout *tdt;
+
+	if (tf->nr_live >= tf->max_pending)
+		return ERR_PTR(-ENOSPC);
+	tdt = twheel_get(tf);
+	if (IS_ERR(tdt))
+		return tdt;
 	tdt->cookie = arm->cookie;
 	tdt->deadline = deadline;
 	tdt->period = arm->period;
 	tdt->cpu = arm->flags & TWHEEL_ARM_CPU ? arm->cpu : TWHEEL_CPU_LOCAL;
 	tdt->flags = arm->flags & TWHEEL_ARM_FIXED_DELAY;
-
-	ret = xa_alloc_cyclic_bh(&tf->timeouts, &slot, tdt,
-				 XA_LIMIT(1, tf->slot_max), &tf->next_slot,
-				 TWHEEL_GFP);
-	if (ret < 0) {
-		kmem_cache_free(twheel_timeout_cache, tdt);
-		return ERR_PTR(ret);
+	if (tf->gen_spent) {
+		tf->gen = twheel_new_gen();
+		tf->gen_spent = false;
 	}
-	if (ret == 1)
-		tf->gen = atomic_inc_return(&twheel_gen_seq);
-	tdt->handle = (u64)tf->gen << 32 | slot;
+	tdt->handle = (u64)tf->gen << 32 | twheel_slot(tdt);
 	WRITE_ONCE(tf->nr_live, tf->nr_live + 1);
 	return tdt;
 }
@@ -279,6 +364,8 @@ static struct twheel_dev_timeout *twheel_alloc(struct twheel_file *tf,
  * twheel_file_arm() - arm a new timeout
  * @tf: the file, with @tf->lock held
  * @arm: the request; its @handle is ignored
+ * @now: CLOCK_MONOTONIC time of the request in ns, read at the earliest when
+ *	the request was made: a delay counts from it
  * @handle: out: the new timeout's handle
  *
  * Context: process context; may sleep to allocate.
@@ -288,10 +375,9 @@ static struct twheel_dev_timeout *twheel_alloc(struct twheel_file *tf,
  * -ENOMEM if memory (or the caller's memory cgroup) is exhausted.
  */
 int twheel_file_arm(struct twheel_file *tf, const struct twheel_arm *arm,
-		    u64 *handle)
+		    u64 now, u64 *handle)
 {
 	struct twheel_dev_timeout *tdt;
-	u64 now = ktime_get_ns();
 	u64 deadline;
 	int ret;
 
@@ -302,20 +388,26 @@ int twheel_file_arm(struct twheel_file *tf, const struct twheel_arm *arm,
 	ret = twheel_deadline(arm->expires, arm->flags, now, &deadline);
 	if (ret)
 		return ret;
-	tdt = twheel_alloc(tf, arm, deadline);
+	tdt = twheel_new(tf, arm, deadline);
 	if (IS_ERR(tdt))
 		return PTR_ERR(tdt);
-	twheel_start(tdt);
+	twheel_start(tdt, now);
 	*handle = tdt->handle;
 	return 0;
 }
 
-/* The live timeout that @handle names, or NULL. Caller holds tf->lock. */
+/*
+ * The live timeout that @handle names, or NULL. A dead timeout's stored
+ * handle has generation 0, so a handle with generation 0 names none. Caller
+ * holds tf->lock.
+ */
 static struct twheel_dev_timeout *twheel_lookup(struct twheel_file *tf,
 						u64 handle)
 {
 	struct twheel_dev_timeout *tdt;
 
+	if (!upper_32_bits(handle))
+		return NULL;
 	tdt = xa_load(&tf->timeouts, lower_32_bits(handle));
 	if (!tdt || tdt->handle != handle)
 		return NULL;
@@ -328,6 +420,7 @@ static struct twheel_dev_timeout *twheel_lookup(struct twheel_file *tf,
  * @handle: the timeout
  * @expires: delay in ns, or absolute deadline with TWHEEL_ARM_ABS
  * @flags: TWHEEL_ARM_ABS or 0
+ * @now: CLOCK_MONOTONIC time of the request, as for twheel_file_arm()
  *
  * The timeout keeps its cookie, period and CPU. A record of it that waits to
  * be read is dropped.
@@ -338,7 +431,7 @@ static struct twheel_dev_timeout *twheel_lookup(struct twheel_file *tf,
  * the deadline lies further than twheel_max_delay_ns() ahead.
  */
 int twheel_file_rearm(struct twheel_file *tf, u64 handle, u64 expires,
-		      u32 flags)
+		      u32 flags, u64 now)
 {
 	struct twheel_dev_timeout *tdt;
 	u64 deadline;
@@ -350,14 +443,14 @@ int twheel_file_rearm(struct twheel_file *tf, u64 handle, u64 expires,
 	tdt = twheel_lookup(tf, handle);
 	if (!tdt)
 		return -ENOENT;
-	ret = twheel_deadline(expires, flags, ktime_get_ns(), &deadline);
+	ret = twheel_deadline(expires, flags, now, &deadline);
 	if (ret)
 		return ret;
 	/* A callback still running would queue a record for the old arming. */
 	twheel_cancel_sync(&tdt->tw);
 	twheel_unqueue(tf, tdt);
 	tdt->deadline = deadline;
-	twheel_start(tdt);
+	twheel_start(tdt, now);
 	return 0;
 }
 
@@ -381,7 +474,7 @@ int twheel_file_cancel(struct twheel_file *tf, u64 handle)
 	if (!tdt)
 		return -ENOENT;
 	twheel_cancel_sync(&tdt->tw);
-	twheel_free(tf, tdt);
+	twheel_put(tf, tdt);
 	return 0;
 }
 
@@ -397,6 +490,7 @@ static void twheel_fill_record(struct twheel_dev_timeout *tdt, u64 expired,
 	u64 late, rem;
 
 	rec->tdt = tdt;
+	rec->now = now;
 	rec->ev.handle = tdt->handle;
 	rec->ev.cookie = tdt->cookie;
 	rec->ev.deadline = tdt->deadline;
@@ -456,19 +550,21 @@ static bool twheel_peek(struct twheel_file *tf, struct twheel_pass *pass,
 	return true;
 }
 
-/* The record went out: free a one-shot timeout, re-arm a periodic one. */
+/* The record went out: kill a one-shot timeout, re-arm a periodic one. */
 static void twheel_consume(struct twheel_file *tf, struct twheel_record *rec)
 {
 	struct twheel_dev_timeout *tdt = rec->tdt;
 
 	tf->read_cursor = twheel_slot(tdt) + 1;
 	if (!tdt->period) {
-		twheel_free(tf, tdt);
+		/* Its callback may not have returned yet. */
+		twheel_cancel_sync(&tdt->tw);
+		twheel_put(tf, tdt);
 		return;
 	}
 	twheel_unqueue(tf, tdt);
 	tdt->deadline = rec->next;
-	twheel_start(tdt);
+	twheel_start(tdt, rec->now);
 }
 
 /**
@@ -521,15 +617,11 @@ void twheel_file_show(struct twheel_file *tf, struct seq_file *m)
 	seq_printf(m, "pending:\t%u\nqueued:\t%u\nmax_pending:\t%u\n",
 		   READ_ONCE(tf->nr_live), READ_ONCE(tf->nr_queued),
 		   tf->max_pending);
+	seq_printf(m, "cached:\t%u\n", READ_ONCE(tf->nr_free));
 }
 
 /**
  * twheel_file_create() - allocate the context of a newly opened file
- *
- * Slots are handed out cyclically from 1 to four times the per-file limit:
- * a freed slot waits a long while before it is reused (and the handle's
- * generation has changed by then), yet the live slots stay within a range
- * the xarray covers with a bounded number of nodes.
  *
  * Context: process context.
  * Return: the new context, or NULL if out of memory.
@@ -545,10 +637,8 @@ struct twheel_file *twheel_file_create(void)
 	xa_init_flags(&tf->timeouts, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_BH |
 		      XA_FLAGS_ACCOUNT);
 	init_waitqueue_head(&tf->wqh);
-	tf->gen = atomic_inc_return(&twheel_gen_seq);
+	tf->gen = twheel_new_gen();
 	tf->max_pending = twheel_param_max_pending;
-	tf->slot_max = min_t(u64, TWHEEL_SLOT_SPREAD * tf->max_pending,
-			     U32_MAX);
 	return tf;
 }
 
@@ -557,7 +647,8 @@ struct twheel_file *twheel_file_create(void)
  * @tf: the file; nothing else uses it any more
  *
  * Callbacks of timeouts not cancelled yet may run on other CPUs meanwhile;
- * each timeout is freed only once its callback cannot run.
+ * each timeout, live or on the free list, is freed only once its callback
+ * cannot run.
  *
  * Context: process context; may busy-wait for callbacks.
  */
@@ -580,7 +671,7 @@ void twheel_file_destroy(struct twheel_file *tf)
  * twheel_file_cache_init() - create the slab cache of the timeouts
  *
  * The cache is SLAB_ACCOUNT: every timeout is charged to the memory cgroup
- * of the task that armed it.
+ * of the task whose arm allocated it.
  *
  * Return: 0 or -ENOMEM.
  */

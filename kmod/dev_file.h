@@ -18,31 +18,36 @@
 struct file;
 struct seq_file;
 struct twheel_arm;
+struct twheel_dev_timeout;
 
 /**
  * struct twheel_file - private context of one open /dev/twheel file
  * @lock: serialises every ioctl and read() of the file
- * @timeouts: slot -> struct twheel_dev_timeout; its xa_lock also guards the
- *	ready marks, @nr_queued and each timeout's expiry time
+ * @timeouts: slot -> struct twheel_dev_timeout, live or on the free list;
+ *	its xa_lock also guards the ready marks, @nr_queued and each
+ *	timeout's expiry time
  * @wqh: readers and pollers wait here for a record
+ * @free: dead timeouts kept for reuse, each with its slot (under @lock)
  * @nr_queued: records ready to be read (written under the xa_lock)
  * @nr_live: live handles; at most @max_pending (under @lock)
+ * @nr_free: timeouts on @free (under @lock)
  * @max_pending: the per-file limit, from the max_pending module parameter
- * @slot_max: highest slot handed out; see twheel_file_create()
- * @next_slot: where the cyclic slot allocation goes on (under @lock)
  * @gen: generation in the upper half of new handles (under @lock)
+ * @gen_spent: a handle of generation @gen has died: the next arm takes a
+ *	new generation (under @lock)
  * @read_cursor: slot at which read() looks for the next record (under @lock)
  */
 struct twheel_file {
 	struct mutex lock;		/* serialises ioctls and read() */
 	struct xarray timeouts;
 	wait_queue_head_t wqh;
+	struct twheel_dev_timeout *free;
 	unsigned int nr_queued;
 	unsigned int nr_live;
+	unsigned int nr_free;
 	unsigned int max_pending;
-	u32 slot_max;
-	u32 next_slot;
 	u32 gen;
+	bool gen_spent;
 	unsigned long read_cursor;
 };
 
@@ -64,9 +69,9 @@ void twheel_file_cache_exit(void);
 struct twheel_file *twheel_file_create(void);
 void twheel_file_destroy(struct twheel_file *tf);
 int twheel_file_arm(struct twheel_file *tf, const struct twheel_arm *arm,
-		    u64 *handle);
+		    u64 now, u64 *handle);
 int twheel_file_rearm(struct twheel_file *tf, u64 handle, u64 expires,
-		      u32 flags);
+		      u32 flags, u64 now);
 int twheel_file_cancel(struct twheel_file *tf, u64 handle);
 ssize_t twheel_file_read(struct twheel_file *tf, char __user *buf,
 			 size_t count);

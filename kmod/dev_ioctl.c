@@ -11,7 +11,9 @@
  *
  * A batch copies its whole array in, writes it straight back to prove it can
  * (so a fault costs nothing), applies the operations in order under one
- * hold of tf->lock and writes the results back.
+ * hold of tf->lock and writes the results back. The clock is read once per
+ * call, once tf->lock is held: every delay of a batch counts from that
+ * reading, which is never later than the operation it serves.
  *
  * Locking: every command that touches timeouts holds tf->lock (see
  * dev_file.c), taken interruptibly: a signal before anything is done
@@ -26,6 +28,7 @@
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/timekeeping.h>
 #include <linux/uaccess.h>
 #include <linux/twheel.h>
 
@@ -98,7 +101,7 @@ static int twheel_ioc_arm(struct twheel_file *tf, void __user *uarg,
 		return ret;
 	if (mutex_lock_interruptible(&tf->lock))
 		return -ERESTARTSYS;
-	ret = twheel_file_arm(tf, &arm, &handle);
+	ret = twheel_file_arm(tf, &arm, ktime_get_ns(), &handle);
 	if (!ret && put_user(handle, &uarm->handle)) {
 		twheel_file_cancel(tf, handle);
 		ret = -EFAULT;
@@ -120,7 +123,8 @@ static int twheel_ioc_rearm(struct twheel_file *tf, void __user *uarg,
 		return -EINVAL;
 	if (mutex_lock_interruptible(&tf->lock))
 		return -ERESTARTSYS;
-	ret = twheel_file_rearm(tf, rearm.handle, rearm.expires, rearm.flags);
+	ret = twheel_file_rearm(tf, rearm.handle, rearm.expires, rearm.flags,
+				ktime_get_ns());
 	mutex_unlock(&tf->lock);
 	return ret;
 }
@@ -143,7 +147,8 @@ static int twheel_ioc_cancel(struct twheel_file *tf, void __user *uarg,
 	return ret;
 }
 
-static int twheel_op_arm(struct twheel_file *tf, struct twheel_op *op)
+static int twheel_op_arm(struct twheel_file *tf, struct twheel_op *op,
+			 u64 now)
 {
 	const struct twheel_arm arm = {
 		.cookie = op->cookie,
@@ -153,20 +158,21 @@ static int twheel_op_arm(struct twheel_file *tf, struct twheel_op *op)
 		.cpu = op->cpu,
 	};
 
-	return twheel_file_arm(tf, &arm, &op->handle);
+	return twheel_file_arm(tf, &arm, now, &op->handle);
 }
 
 /* Apply one operation; the fields it does not use must be zero. */
-static int twheel_op_apply(struct twheel_file *tf, struct twheel_op *op)
+static int twheel_op_apply(struct twheel_file *tf, struct twheel_op *op,
+			   u64 now)
 {
 	switch (op->op) {
 	case TWHEEL_OP_ARM:
-		return twheel_op_arm(tf, op);
+		return twheel_op_arm(tf, op, now);
 	case TWHEEL_OP_REARM:
 		if (op->cookie || op->period || op->cpu)
 			return -EINVAL;
 		return twheel_file_rearm(tf, op->handle, op->expires,
-					 op->flags);
+					 op->flags, now);
 	case TWHEEL_OP_CANCEL:
 		if (op->flags || op->cookie || op->expires || op->period ||
 		    op->cpu)
@@ -181,9 +187,10 @@ static int twheel_op_apply(struct twheel_file *tf, struct twheel_op *op)
  * Apply the operation held in the @op_size bytes at @slot (not necessarily
  * aligned) and store its result there. Bytes past struct twheel_op belong to
  * fields this module does not know: they must be zero. A failed arm gets
- * handle 0. Caller holds tf->lock.
+ * handle 0. Caller holds tf->lock and read the clock, @now, since.
  */
-static void twheel_batch_one(struct twheel_file *tf, void *slot, u32 op_size)
+static void twheel_batch_one(struct twheel_file *tf, void *slot, u32 op_size,
+			     u64 now)
 {
 	struct twheel_op op;
 
@@ -193,19 +200,21 @@ static void twheel_batch_one(struct twheel_file *tf, void *slot, u32 op_size)
 	if (memchr_inv(slot + sizeof(op), 0, op_size - sizeof(op)))
 		op.result = -E2BIG;
 	else
-		op.result = twheel_op_apply(tf, &op);
+		op.result = twheel_op_apply(tf, &op, now);
 	memcpy(slot, &op, sizeof(op));
 }
 
 static int twheel_batch_apply(struct twheel_file *tf, void *ops, u32 count,
 			      u32 op_size)
 {
+	u64 now;
 	u32 i;
 
 	if (mutex_lock_interruptible(&tf->lock))
 		return -ERESTARTSYS;
+	now = ktime_get_ns();
 	for (i = 0; i < count; i++) {
-		twheel_batch_one(tf, ops + (size_t)i * op_size, op_size);
+		twheel_batch_one(tf, ops + (size_t)i * op_size, op_size, now);
 		cond_resched();
 	}
 	mutex_unlock(&tf->lock);
