@@ -3,7 +3,8 @@
  * batch_test.c - TWHEEL_IOC_BATCH: many operations in one call, applied in
  * order, each with its own result; bad arguments rejected as a whole with
  * nothing applied; arrays that cannot be read or written back (-EFAULT,
- * nothing applied); larger op_size from newer callers.
+ * nothing applied); larger op_size from newer callers; the delays of a
+ * batch counting from one reading of the clock.
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -137,6 +138,40 @@ TEST_F(batch, applied_in_order)
 	EXPECT_EQ(ops[0].result, 0);
 	EXPECT_EQ(ops[1].result, 0);
 	EXPECT_EQ(ops[2].result, -ENOENT);
+}
+
+/*
+ * The delays of one batch count from one reading of the clock, taken during
+ * the call: equal delays give equal deadlines, none before the call began.
+ */
+TEST_F(batch, delays_count_from_one_clock_reading)
+{
+	struct twheel_event ev[16];
+	struct twheel_op ops[16];
+	uint64_t t0, t1, h;
+	int i, n = 0;
+
+	h = tw_arm(self->fd, 99, 10 * SEC);
+	for (i = 0; i < 15; i++)
+		ops[i] = op_arm(i, 20 * MS);
+	ops[15] = op_rearm(h, 20 * MS);
+	t0 = now_ns();
+	ASSERT_EQ(tw_batch(self->fd, ops, 16, sizeof(ops[0])), 0);
+	t1 = now_ns();
+	for (i = 0; i < 16; i++)
+		ASSERT_EQ(ops[i].result, 0);
+	while (n < 16) {
+		ASSERT_TRUE(tw_wait_ready(self->fd, 10000));
+		i = tw_read(self->fd, ev + n, 16 - n);
+		ASSERT_GT(i, 0);
+		n += i;
+	}
+	for (i = 0; i < n; i++) {
+		EXPECT_GE_U(ev[i].deadline, t0 + 20 * MS);
+		EXPECT_LE_U(ev[i].deadline, t1 + 20 * MS);
+		EXPECT_EQ_U(ev[i].deadline, ev[0].deadline);
+		EXPECT_GE_U(ev[i].expired, ev[i].deadline);
+	}
 }
 
 /* Fields an operation does not use must be zero. */

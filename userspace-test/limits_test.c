@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * limits_test.c - what bounds a /dev/twheel file: the per-file limit on live
- * timeouts (-ENOSPC) and the caller's memory cgroup (-ENOMEM, cleanly, with
- * no OOM kill).
+ * timeouts (-ENOSPC), the caller's memory cgroup (-ENOMEM, cleanly, with
+ * no OOM kill) and the dead timeouts a file keeps for reuse.
  *
  * The memory cgroup test needs root and cgroup2 with the memory controller
  * (mounted at /sys/fs/cgroup, or mountable there); it skips otherwise. It
@@ -205,6 +205,98 @@ TEST_TIMEOUT(per_file_limit_enospc, 100)
 	close(fd);
 	TH_LOG("closed with %u pending in %llu ms", n,
 	       (unsigned long long)(now_ns() - t0) / MS);
+}
+
+#define CHURN_ROUNDS	100
+#define CHURN_BATCH	1000
+/* Dead timeouts a file keeps for reuse, at most (Documentation/uapi.rst). */
+#define CACHED_MAX	1024
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * One churn round: arm CHURN_BATCH timeouts (one in ten due at once, one in
+ * a hundred periodic), read a few times what is ready (the periodic ones
+ * would keep a reader busy forever), then cancel them all: 0 for the live
+ * ones, -ENOENT for the one-shots whose record was read.
+ */
+static void churn_round(int fd, const struct twheel_info *info,
+			struct twheel_op *ops, uint64_t *handles)
+{
+	struct twheel_event ev[256];
+	char dead[CHURN_BATCH] = { 0 };
+	int i, n, reads = 0;
+
+	for (i = 0; i < CHURN_BATCH; i++) {
+		ops[i] = (struct twheel_op){
+			.op = TWHEEL_OP_ARM, .cookie = i,
+			.expires = i % 10 ? 10 * SEC : 0,
+		};
+		if (i % 100 == 1)
+			ops[i].period = info->tick_ns;
+	}
+	ASSERT_EQ(tw_batch(fd, ops, CHURN_BATCH, sizeof(*ops)), 0);
+	for (i = 0; i < CHURN_BATCH; i++) {
+		ASSERT_EQ(ops[i].result, 0);
+		handles[i] = ops[i].handle;
+	}
+	while (reads++ < 4 && (n = tw_read(fd, ev, 256)) > 0)
+		for (i = 0; i < n; i++) {
+			ASSERT_LE_U(ev[i].cookie, CHURN_BATCH - 1);
+			ASSERT_EQ_U(ev[i].handle, handles[ev[i].cookie]);
+			if (!(ev[i].flags & TWHEEL_EV_PERIODIC))
+				dead[ev[i].cookie] = 1;
+		}
+	for (i = 0; i < CHURN_BATCH; i++)
+		ops[i] = (struct twheel_op){
+			.op = TWHEEL_OP_CANCEL, .handle = handles[i],
+		};
+	ASSERT_EQ(tw_batch(fd, ops, CHURN_BATCH, sizeof(*ops)), 0);
+	for (i = 0; i < CHURN_BATCH; i++)
+		ASSERT_EQ(ops[i].result, dead[i] ? -ENOENT : 0);
+}
+
+/*
+ * Arm, fire, read and cancel 100,000 timeouts: every handle differs although
+ * the same memory and slots serve them all, and the counts come back to
+ * zero, with at most CACHED_MAX dead timeouts kept.
+ */
+TEST_TIMEOUT(churn_counts_return_to_zero, 90)
+{
+	int fd = tw_open_flags(O_NONBLOCK), r;
+	uint64_t *handles = calloc(CHURN_ROUNDS * CHURN_BATCH, sizeof(*handles));
+	struct twheel_op *ops = calloc(CHURN_BATCH, sizeof(*ops));
+	struct twheel_info info;
+	long long cached;
+	size_t i;
+
+	ASSERT_TRUE(handles != NULL && ops != NULL);
+	tw_info(fd, &info);
+	if (info.max_pending < CHURN_BATCH)
+		SKIP("max_pending %u is below %d", info.max_pending,
+		     CHURN_BATCH);
+	for (r = 0; r < CHURN_ROUNDS; r++) {
+		churn_round(fd, &info, ops, handles + r * CHURN_BATCH);
+		ASSERT_EQ(tw_fdinfo(fd, "pending"), 0);
+		ASSERT_EQ(tw_fdinfo(fd, "queued"), 0);
+	}
+	EXPECT_TRUE(tw_nothing_ready(fd));
+	cached = tw_fdinfo(fd, "cached");
+	TH_LOG("%d timeouts armed; %lld kept for reuse", r * CHURN_BATCH,
+	       cached);
+	EXPECT_GT(cached, 0);
+	EXPECT_LE(cached, CACHED_MAX);
+	qsort(handles, CHURN_ROUNDS * CHURN_BATCH, sizeof(*handles), cmp_u64);
+	for (i = 1; i < CHURN_ROUNDS * CHURN_BATCH; i++)
+		ASSERT_NE_U(handles[i], handles[i - 1]);
+	free(ops);
+	free(handles);
+	close(fd);
 }
 
 /* A record waiting to be read still counts: its handle is live. */

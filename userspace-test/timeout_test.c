@@ -426,4 +426,75 @@ TEST_F_TIMEOUT(tmo, reused_slot_gets_new_generation, 90)
 	free(ops);
 }
 
+/*
+ * A dead timeout's memory and slot go to the next arm: the old handle stays
+ * dead and never touches the new timeout, whether it died by cancel or by
+ * having its record read.
+ */
+TEST_F(tmo, dead_handle_misses_the_timeout_reusing_its_slot)
+{
+	struct twheel_event ev;
+	uint64_t old, h;
+
+	old = tw_arm(self->fd, 1, 10 * SEC);
+	ASSERT_EQ(tw_cancel(self->fd, old), 0);
+	h = tw_arm(self->fd, 2, 20 * MS);
+	EXPECT_EQ((uint32_t)h, (uint32_t)old);
+	EXPECT_NE_U(h, old);
+	EXPECT_EQ(tw_cancel(self->fd, old), -ENOENT);
+	EXPECT_EQ(tw_rearm(self->fd, old, MS, 0), -ENOENT);
+	read_one(self->fd, &ev);
+	EXPECT_EQ_U(ev.handle, h);
+	EXPECT_EQ_U(ev.cookie, 2);
+
+	/* h died when its record was read; its slot goes to the next arm. */
+	old = h;
+	h = tw_arm(self->fd, 3, 20 * MS);
+	EXPECT_EQ((uint32_t)h, (uint32_t)old);
+	EXPECT_NE_U(h, old);
+	EXPECT_EQ(tw_cancel(self->fd, old), -ENOENT);
+	EXPECT_EQ(tw_rearm(self->fd, old, 10 * SEC, 0), -ENOENT);
+	read_one(self->fd, &ev);
+	EXPECT_EQ_U(ev.handle, h);
+	EXPECT_EQ_U(ev.cookie, 3);
+	EXPECT_EQ(tw_fdinfo(self->fd, "pending"), 0);
+}
+
+/* A generation of 0 is never handed out: slot-only handles name nothing. */
+TEST_F(tmo, handle_without_generation_enoent)
+{
+	uint64_t h = tw_arm(self->fd, 0, 10 * SEC);
+
+	ASSERT_EQ(tw_cancel(self->fd, h), 0);
+	EXPECT_NE_U(h >> 32, 0);
+	EXPECT_EQ(tw_cancel(self->fd, (uint32_t)h), -ENOENT);
+	EXPECT_EQ(tw_rearm(self->fd, (uint32_t)h, SEC, 0), -ENOENT);
+	h = tw_arm(self->fd, 0, 10 * SEC);
+	EXPECT_EQ(tw_cancel(self->fd, (uint32_t)h), -ENOENT);
+	EXPECT_EQ(tw_cancel(self->fd, h), 0);
+}
+
+/*
+ * Two files that reuse the same slots over and over: a handle of one is
+ * never a handle of the other, and never reaches the other's timeout.
+ */
+TEST_F(tmo, reused_slots_of_two_files_stay_apart)
+{
+	int other = tw_open(), i;
+	uint64_t a, b;
+
+	for (i = 0; i < 1000; i++) {
+		a = tw_arm(self->fd, 0, 10 * SEC);
+		b = tw_arm(other, 0, 10 * SEC);
+		ASSERT_NE_U(a, b);
+		ASSERT_EQ(tw_cancel(other, a), -ENOENT);
+		ASSERT_EQ(tw_rearm(self->fd, b, SEC, 0), -ENOENT);
+		ASSERT_EQ(tw_cancel(self->fd, a), 0);
+		ASSERT_EQ(tw_cancel(other, b), 0);
+	}
+	EXPECT_EQ(tw_fdinfo(self->fd, "pending"), 0);
+	EXPECT_EQ(tw_fdinfo(other, "pending"), 0);
+	close(other);
+}
+
 TEST_HARNESS_MAIN
