@@ -16,8 +16,8 @@ PACKAGES=(
 	linux-image-6.12-amd64 linux-headers-6.12-amd64 linux-source-6.12
 	# guests and static checks
 	qemu-system-x86 busybox-static sparse
-	# userspace tests and benchmarks
-	liburing-dev stress-ng rt-tests gnuplot-nox
+	# userspace tests (gcc-multilib: the 32-bit half of compat_test) and benchmarks
+	gcc-multilib liburing-dev stress-ng rt-tests gnuplot-nox
 )
 
 missing_packages() {
