@@ -3,7 +3,8 @@
 #
 # parse-results.sh - turn one guest's results.log into ledger entries.
 #
-# Counts: every "@@ STEP" as a result of suite "guest"; every KTAP test case
+# Counts: the boot (at least 2 CPUs online) and every "@@ STEP" as results
+# of suite "guest"; every KTAP test case
 # of every "ktap" block (suite "kunit"); every top-level TAP line of every
 # "tap" block, plus the program's exit status (suite "userspace").  Anything
 # missing is a failure, never a silent pass: no "@@ BOOT", no "@@ DONE", a
@@ -71,7 +72,12 @@ parse() {
 		kind = ""
 	}
 	BEGIN { kind = ""; boot = 0; done = 0; nktap = 0; ntap = 0 }
-	/^@@ BOOT / { boot = 1; next }
+	/^@@ BOOT / {
+		boot = 1; cpus = 0
+		for (i = 3; i <= NF; i++) if ($i ~ /^cpus=/) { cpus = $i; sub(/^cpus=/, "", cpus) }
+		out(cpus >= 2 ? "pass" : "fail", "guest", "booted " $3 " with " cpus " CPUs (need at least 2)")
+		next
+	}
 	/^@@ DONE / { done = 1; next }
 	/^@@ STEP / {
 		if (kind != "") { out("fail", kind == "ktap" ? "kunit" : "userspace", bname ": block cut short"); kind = "" }
