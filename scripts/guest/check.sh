@@ -12,6 +12,7 @@
 #   TWHEEL_TEST_TIMEOUT  seconds per test program (default 120)
 #   TWHEEL_MAIN_MODULE   module loaded first and removed last (default twheel;
 #                        "none" for self-contained modules such as the harness self-test)
+#   TWHEEL_MAIN_PARAMS   module parameters for it (e.g. max_pending=65536)
 # shellcheck source=scripts/guest/lib.sh
 . /lib/twheel-guest.sh
 
@@ -19,6 +20,7 @@ SUITES=${TWHEEL_SUITES:-kunit example userspace}
 TESTS=${TWHEEL_TESTS:-*_test}
 TEST_TIMEOUT=${TWHEEL_TEST_TIMEOUT:-120}
 MAIN=${TWHEEL_MAIN_MODULE:-twheel}
+MAIN_PARAMS=${TWHEEL_MAIN_PARAMS:-}
 MODDIR=/lib/twheel
 KMEMLEAK=/sys/kernel/debug/kmemleak
 
@@ -29,6 +31,10 @@ setup() {
 		mkdir -p /sys/fs/cgroup
 		mount -t cgroup2 none /sys/fs/cgroup 2>/dev/null &&
 			echo "+memory" >/sys/fs/cgroup/cgroup.subtree_control 2>/dev/null
+		# The first memory cgroup flips static keys (live code patching):
+		# do it now, while nothing else runs, not in the middle of a test.
+		mkdir /sys/fs/cgroup/twheel-warmup 2>/dev/null &&
+			rmdir /sys/fs/cgroup/twheel-warmup
 	fi
 	# Hung tasks: report within a minute (the debug kernel panics on them).
 	[ -w /proc/sys/kernel/hung_task_timeout_secs ] &&
@@ -109,7 +115,8 @@ finish() {
 setup
 loaded=0
 if [ "$MAIN" != none ]; then
-	step "insmod-$MAIN" insmod "$MODDIR/$MAIN.ko" && loaded=1
+	# shellcheck disable=SC2086 # the parameters are words
+	step "insmod-$MAIN" insmod "$MODDIR/$MAIN.ko" $MAIN_PARAMS && loaded=1
 	[ "$loaded" = 1 ] && [ -d "/sys/module/$MAIN/parameters" ] &&
 		grep -H . /sys/module/"$MAIN"/parameters/* 2>/dev/null
 fi
