@@ -42,6 +42,9 @@ demo() {
 		echo "Running the demo program (userspace-test/twheel-demo):"
 		show timeout 60 /tests/twheel-demo
 		echo "(twheel-demo exited with status $?)"
+		echo
+		echo "The wheel's own per-CPU statistics (debugfs):"
+		show cat /sys/kernel/debug/twheel/stats
 	fi
 	echo
 	echo "Unloading:"
