@@ -37,13 +37,15 @@
  *
  * Locking
  * -------
- * base->lock (irq-safe: arms may come from hard interrupts) protects the
- * base and the list linkage, expiry and index of every timeout queued on it.
+ * base->lock (a raw spinlock, irq-safe: arms may come from hard interrupts
+ * and the kick runs in one) protects the base and the list linkage, expiry
+ * and index of every timeout queued on it.
  * A timeout's flags name its base; lock_timeout_base() locks that base and
  * rechecks the flags, waiting while TW_F_MIGRATING is set. A timeout moves to
  * another base only while both bases are locked or while TW_F_MIGRATING is set.
  * Only a base's own CPU starts its pinned hrtimer; an arm on another CPU that
- * needs an earlier expiry queues the base's kick work on the base's CPU.
+ * needs an earlier expiry sends the base's kick, an IPI to the base's CPU that
+ * reprograms the hrtimer there; base->kick_sent keeps one kick in flight.
  * base->running lets twheel_try_cancel() see a callback in flight; a timeout
  * whose callback runs does not change base, so waiting on the old base's
  * @running is enough for twheel_cancel_sync().
@@ -63,7 +65,8 @@
 #include <linux/module.h>
 #include <linux/percpu.h>
 #include <linux/timekeeping.h>
-#include <linux/workqueue.h>
+#include <linux/rcupdate.h>
+#include <linux/smp.h>
 #include <kunit/visibility.h>
 
 #include "twheel_internal.h"
@@ -370,7 +373,7 @@ VISIBLE_IF_KUNIT void twheel_base_setup(struct twheel_base *base,
 	unsigned int i;
 
 	memset(base, 0, sizeof(*base));
-	spin_lock_init(&base->lock);
+	raw_spin_lock_init(&base->lock);
 	base->cpu = cpu;
 	base->clk = clk;
 	base->programmed = U64_MAX;
@@ -380,6 +383,34 @@ VISIBLE_IF_KUNIT void twheel_base_setup(struct twheel_base *base,
 		INIT_LIST_HEAD(&base->buckets[i]);
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_base_setup);
+
+/* Kicks sent and not yet finished; module exit waits for none. */
+static atomic_t twheel_kicks_in_flight = ATOMIC_INIT(0);
+
+static void twheel_kick(void *info);
+
+/*
+ * Ask the base's CPU to reprogram its hrtimer. The caller holds the base
+ * lock, which serialises the users of the base's csd. -EBUSY means the csd
+ * of the previous kick, whose handler has already run, is not released yet:
+ * that takes the other CPU a few instructions.
+ */
+static void send_kick(struct twheel_base *base)
+{
+	int ret;
+
+	if (base->kick_sent)
+		return;
+	base->kick_sent = true;
+	atomic_inc(&twheel_kicks_in_flight);
+	while ((ret = smp_call_function_single_async(base->cpu,
+						     &base->kick_csd)) == -EBUSY)
+		cpu_relax();
+	if (WARN_ON_ONCE(ret)) {
+		base->kick_sent = false;
+		atomic_dec(&twheel_kicks_in_flight);
+	}
+}
 
 /*
  * Make sure the base's hrtimer fires by tick @due (U64_MAX: no need). The
@@ -393,7 +424,7 @@ static void program_base(struct twheel_base *base, u64 due)
 	if (due >= base->programmed || !base->online || base->in_timer)
 		return;
 	if (base->cpu != smp_processor_id()) {
-		queue_work_on(base->cpu, system_highpri_wq, &base->kick);
+		send_kick(base);
 		return;
 	}
 	base->programmed = due;
@@ -421,18 +452,21 @@ static void idle_base(struct twheel_base *base)
 }
 
 /*
- * Runs on the base's CPU after an arm from another CPU wanted an earlier
- * expiry. A kick that the workqueue runs elsewhere (its CPU went down) has
- * nothing to do: the base's timeouts have moved.
+ * IPI on the base's CPU after an arm from another CPU wanted an earlier
+ * expiry. kick_sent is cleared under the lock, so an arm that still sees it
+ * set knows this handler will see its timeout. A kick that reaches a base
+ * whose CPU is going down finds it offline and does nothing.
  */
-static void twheel_kick(struct work_struct *work)
+static void twheel_kick(void *info)
 {
-	struct twheel_base *base = container_of(work, struct twheel_base, kick);
+	struct twheel_base *base = info;
 
-	spin_lock_irq(&base->lock);
-	if (base->cpu == smp_processor_id())
-		program_base(base, twheel_next_event(base));
-	spin_unlock_irq(&base->lock);
+	raw_spin_lock(&base->lock);
+	base->kick_sent = false;
+	program_base(base, twheel_next_event(base));
+	raw_spin_unlock(&base->lock);
+	/* Last: module exit waits for this, then for an RCU grace period. */
+	atomic_dec(&twheel_kicks_in_flight);
 }
 
 static struct twheel_base *lock_timeout_base(struct twheel_timeout *t,
@@ -446,10 +480,10 @@ static struct twheel_base *lock_timeout_base(struct twheel_timeout *t,
 		tf = READ_ONCE(t->flags);
 		if (!(tf & TW_F_MIGRATING)) {
 			base = base_of_cpu(tf & TW_F_CPU_MASK);
-			spin_lock_irqsave(&base->lock, *flags);
+			raw_spin_lock_irqsave(&base->lock, *flags);
 			if (READ_ONCE(t->flags) == tf)
 				return base;
-			spin_unlock_irqrestore(&base->lock, *flags);
+			raw_spin_unlock_irqrestore(&base->lock, *flags);
 		}
 		cpu_relax();
 	}
@@ -477,7 +511,7 @@ static bool run_expired(struct twheel_base *base, unsigned int budget)
 		base->stats.expired++;
 		base->running = t;
 		due = tick_to_ns(t->expires);
-		spin_unlock_irq(&base->lock);
+		raw_spin_unlock_irq(&base->lock);
 
 		/* The callback may re-arm or free @t: use nothing of it after. */
 		start = ktime_get_ns();
@@ -485,7 +519,7 @@ static bool run_expired(struct twheel_base *base, unsigned int budget)
 		t->func(t);
 		end = ktime_get_ns();
 
-		spin_lock_irq(&base->lock);
+		raw_spin_lock_irq(&base->lock);
 		base->running = NULL;
 		note_max(&base->stats.max_cb_ns, end - start);
 		if (start > due)
@@ -502,7 +536,7 @@ static enum hrtimer_restart twheel_hrtimer_fn(struct hrtimer *timer)
 	bool done;
 	u64 now;
 
-	spin_lock_irq(&base->lock);
+	raw_spin_lock_irq(&base->lock);
 	base->in_timer = true;
 	now = now_tick();
 	base->stats.hrtimer_fires++;
@@ -527,7 +561,7 @@ static enum hrtimer_restart twheel_hrtimer_fn(struct hrtimer *timer)
 				    ktime_get());
 		ret = HRTIMER_RESTART;
 	}
-	spin_unlock_irq(&base->lock);
+	raw_spin_unlock_irq(&base->lock);
 	return ret;
 }
 
@@ -542,8 +576,8 @@ static struct twheel_base *switch_base(struct twheel_timeout *t,
 	__releases(&base->lock) __acquires(&new->lock)
 {
 	WRITE_ONCE(t->flags, t->flags | TW_F_MIGRATING);
-	spin_unlock(&base->lock);
-	spin_lock(&new->lock);
+	raw_spin_unlock(&base->lock);
+	raw_spin_lock(&new->lock);
 	WRITE_ONCE(t->flags, (t->flags & ~(TW_F_MIGRATING | TW_F_CPU_MASK)) |
 		   new->cpu);
 	return new;
@@ -577,7 +611,7 @@ static int arm_locked(struct twheel_timeout *t, u64 deadline_ns, u64 now_ns,
 	base = lock_timeout_base(t, &flags);
 	was_pending = !list_empty(&t->entry);
 	if (only_pending && !was_pending) {
-		spin_unlock_irqrestore(&base->lock, flags);
+		raw_spin_unlock_irqrestore(&base->lock, flags);
 		return 0;
 	}
 	/* Same bucket: only the expiry changes; the bucket is re-filed anyway. */
@@ -610,7 +644,7 @@ static int arm_locked(struct twheel_timeout *t, u64 deadline_ns, u64 now_ns,
 	program_base(base, due_tick(base, t));
 out_trace:
 	trace_twheel_arm(t, expires, base->cpu);
-	spin_unlock_irqrestore(&base->lock, flags);
+	raw_spin_unlock_irqrestore(&base->lock, flags);
 	return was_pending;
 }
 
@@ -651,7 +685,7 @@ EXPORT_SYMBOL_GPL(twheel_timeout_init);
  * is already in costs no list operation. While its callback runs, @t stays on
  * the CPU that runs it.
  *
- * Context: any context; takes an irq-safe spinlock.
+ * Context: any context; takes an irq-safe raw spinlock.
  * Return: 0 if @t was not pending, 1 if it was (and is re-armed), -ERANGE if
  * @delay_ns is too long.
  */
@@ -678,7 +712,7 @@ EXPORT_SYMBOL_GPL(twheel_arm);
  * If @cpu goes offline later, its timeouts move to another CPU, keeping their
  * deadlines.
  *
- * Context: any context; takes an irq-safe spinlock.
+ * Context: any context; takes an irq-safe raw spinlock.
  * Return: 0 if @t was not pending, 1 if it was (and is re-armed), -EINVAL if
  * @cpu is not an online CPU, -ERANGE if @deadline_ns is further away than
  * twheel_max_delay_ns().
@@ -698,7 +732,7 @@ EXPORT_SYMBOL_GPL(twheel_arm_abs);
  *
  * For /dev/twheel, which has already read the clock to compute the deadline.
  *
- * Context: any context; takes an irq-safe spinlock.
+ * Context: any context; takes an irq-safe raw spinlock.
  * Return: as twheel_arm_abs().
  */
 int twheel_arm_abs_now(struct twheel_timeout *t, u64 deadline_ns, u64 now_ns,
@@ -721,7 +755,7 @@ int twheel_arm_abs_now(struct twheel_timeout *t, u64 deadline_ns, u64 now_ns,
  * Does nothing to a timeout that is not pending (never armed, cancelled, or
  * already expired): the usual "push the idle timeout back" call.
  *
- * Context: any context; takes an irq-safe spinlock.
+ * Context: any context; takes an irq-safe raw spinlock.
  * Return: 1 if @t was pending and is re-armed, 0 if it was not pending,
  * -ERANGE if @delay_ns is too long.
  */
@@ -755,7 +789,7 @@ static int cancel_locked(struct twheel_timeout *t, bool fail_if_running)
 			idle_base(base);
 		}
 	}
-	spin_unlock_irqrestore(&base->lock, flags);
+	raw_spin_unlock_irqrestore(&base->lock, flags);
 	return ret;
 }
 
@@ -766,7 +800,7 @@ static int cancel_locked(struct twheel_timeout *t, bool fail_if_running)
  * If @t's callback is running on another CPU, it goes on running (and may
  * re-arm @t); use twheel_cancel_sync() before freeing @t.
  *
- * Context: any context; takes an irq-safe spinlock.
+ * Context: any context; takes an irq-safe raw spinlock.
  * Return: 1 if @t was pending and is removed (its callback will not run for
  * that arming), 0 if it was not pending.
  */
@@ -783,7 +817,7 @@ EXPORT_SYMBOL_GPL(twheel_cancel);
  * For callers that hold a lock the callback also takes: on -EBUSY drop the
  * lock, let the callback finish, and try again.
  *
- * Context: any context; takes an irq-safe spinlock.
+ * Context: any context; takes an irq-safe raw spinlock.
  * Return: 1 if @t was pending and is removed, 0 if it was not pending,
  * -EBUSY if its callback is running (nothing is done).
  */
@@ -867,9 +901,9 @@ void twheel_stats_snapshot(unsigned int cpu, struct twheel_stats *out)
 	struct twheel_base *base = base_of_cpu(cpu);
 	unsigned long flags;
 
-	spin_lock_irqsave(&base->lock, flags);
+	raw_spin_lock_irqsave(&base->lock, flags);
 	*out = base->stats;
-	spin_unlock_irqrestore(&base->lock, flags);
+	raw_spin_unlock_irqrestore(&base->lock, flags);
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_stats_snapshot);
 
@@ -913,12 +947,12 @@ static int twheel_cpu_online(unsigned int cpu)
 {
 	struct twheel_base *base = base_of_cpu(cpu);
 
-	spin_lock_irq(&base->lock);
+	raw_spin_lock_irq(&base->lock);
 	base->clk = max(base->clk, now_tick());
 	base->last_fire = 0;
 	base->programmed = U64_MAX;
 	WRITE_ONCE(base->online, true);
-	spin_unlock_irq(&base->lock);
+	raw_spin_unlock_irq(&base->lock);
 	return 0;
 }
 
@@ -928,11 +962,10 @@ static int twheel_cpu_offline(unsigned int cpu)
 	struct twheel_base *to;
 	unsigned int target;
 
-	spin_lock_irq(&base->lock);
+	raw_spin_lock_irq(&base->lock);
 	WRITE_ONCE(base->online, false);
-	spin_unlock_irq(&base->lock);
+	raw_spin_unlock_irq(&base->lock);
 	hrtimer_cancel(&base->timer);
-	cancel_work_sync(&base->kick);
 
 	target = cpumask_any_but(cpu_online_mask, cpu);
 	if (target >= nr_cpu_ids)
@@ -940,17 +973,17 @@ static int twheel_cpu_offline(unsigned int cpu)
 	to = base_of_cpu(target);
 	local_irq_disable();
 	if (to->cpu < base->cpu) {
-		spin_lock(&to->lock);
-		spin_lock_nested(&base->lock, SINGLE_DEPTH_NESTING);
+		raw_spin_lock(&to->lock);
+		raw_spin_lock_nested(&base->lock, SINGLE_DEPTH_NESTING);
 	} else {
-		spin_lock(&base->lock);
-		spin_lock_nested(&to->lock, SINGLE_DEPTH_NESTING);
+		raw_spin_lock(&base->lock);
+		raw_spin_lock_nested(&to->lock, SINGLE_DEPTH_NESTING);
 	}
 	base->programmed = U64_MAX;
 	migrate_all(base, to);
 	program_base(to, twheel_next_event(to));
-	spin_unlock(&to->lock);
-	spin_unlock(&base->lock);
+	raw_spin_unlock(&to->lock);
+	raw_spin_unlock(&base->lock);
 	local_irq_enable();
 	return 0;
 }
@@ -971,7 +1004,7 @@ int twheel_wheel_init(void)
 		hrtimer_init(&base->timer, CLOCK_MONOTONIC,
 			     HRTIMER_MODE_ABS_PINNED_SOFT);
 		base->timer.function = twheel_hrtimer_fn;
-		INIT_WORK(&base->kick, twheel_kick);
+		INIT_CSD(&base->kick_csd, twheel_kick, base);
 	}
 	ret = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "twheel:online",
 				twheel_cpu_online, twheel_cpu_offline);
@@ -996,6 +1029,10 @@ void twheel_wheel_exit(void)
 
 	twheel_stats_exit();
 	cpuhp_remove_state(twheel_hp_state);
+	/* Every base is offline: no kick is sent any more; let the last end. */
+	while (atomic_read(&twheel_kicks_in_flight))
+		cpu_relax();
+	synchronize_rcu();
 	for_each_possible_cpu(cpu)
 		WARN_ON_ONCE(base_of_cpu(cpu)->stats.pending);
 	free_percpu(twheel_bases);

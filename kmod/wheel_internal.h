@@ -14,7 +14,7 @@
 #include <linux/list.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
-#include <linux/workqueue.h>
+#include <linux/smp.h>
 
 #include "twheel.h"
 
@@ -84,12 +84,13 @@ struct twheel_stats {
  * @cascade: timeouts taken from a due upper-level bucket, to be re-bucketed
  * @expired: due timeouts waiting for their callbacks, in expiry order
  * @timer: pinned soft hrtimer that drives the base
- * @kick: work that reprograms @timer on @cpu after an arm from another CPU
+ * @kick_sent: @kick_csd is on its way and its handler has not taken @lock yet
+ * @kick_csd: IPI that reprograms @timer on @cpu after an arm from another CPU
  * @stats: counters for debugfs
  * @buckets: TW_LEVELS levels of TW_LVL_SIZE buckets
  */
 struct twheel_base {
-	spinlock_t lock;	/* see the kernel-doc above */
+	raw_spinlock_t lock;	/* see the kernel-doc above */
 	struct twheel_timeout *running;
 	u64 clk;
 	u64 programmed;
@@ -97,12 +98,13 @@ struct twheel_base {
 	unsigned long levels_map;
 	bool online;
 	bool in_timer;
+	bool kick_sent;
 	unsigned int cpu;
 	u64 occupied[TW_LEVELS];
 	struct list_head cascade;
 	struct list_head expired;
 	struct hrtimer timer;
-	struct work_struct kick;
+	call_single_data_t kick_csd;
 	struct twheel_stats stats;
 	struct list_head buckets[TW_NR_BUCKETS];
 };

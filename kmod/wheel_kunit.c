@@ -236,11 +236,11 @@ static struct twheel_timeout *new_timeouts(struct kunit *test, unsigned int n)
 static void add_at(struct twheel_base *base, struct twheel_timeout *t,
 		   u64 expires)
 {
-	spin_lock_irq(&base->lock);
+	raw_spin_lock_irq(&base->lock);
 	t->expires = expires;
 	twheel_enqueue(base, t);
 	base->stats.pending++;
-	spin_unlock_irq(&base->lock);
+	raw_spin_unlock_irq(&base->lock);
 }
 
 /*
@@ -254,7 +254,7 @@ static unsigned int advance_and_reap(struct kunit *test,
 	struct twheel_timeout *t, *tmp;
 	unsigned int n = 0;
 
-	spin_lock_irq(&base->lock);
+	raw_spin_lock_irq(&base->lock);
 	KUNIT_EXPECT_FALSE(test, twheel_base_advance(base, now, UINT_MAX));
 	list_for_each_entry_safe(t, tmp, &base->expired, entry) {
 		KUNIT_EXPECT_LE(test, t->expires, now);
@@ -265,7 +265,7 @@ static unsigned int advance_and_reap(struct kunit *test,
 		twheel_detach(base, t);
 		n++;
 	}
-	spin_unlock_irq(&base->lock);
+	raw_spin_unlock_irq(&base->lock);
 	return n;
 }
 
@@ -286,14 +286,14 @@ static void base_cascade_exact_tick(struct kunit *test)
 	while ((next = twheel_next_event(base)) != U64_MAX) {
 		struct twheel_timeout *e, *tmp;
 
-		spin_lock_irq(&base->lock);
+		raw_spin_lock_irq(&base->lock);
 		twheel_base_advance(base, next, UINT_MAX);
 		list_for_each_entry_safe(e, tmp, &base->expired, entry) {
 			KUNIT_EXPECT_EQ(test, e->expires, base->clk);
 			twheel_detach(base, e);
 			fired++;
 		}
-		spin_unlock_irq(&base->lock);
+		raw_spin_unlock_irq(&base->lock);
 	}
 	KUNIT_EXPECT_EQ(test, fired, (unsigned int)ARRAY_SIZE(due));
 	KUNIT_EXPECT_GT(test, base->stats.cascaded, 0ULL);
@@ -349,7 +349,7 @@ static void base_cancel_clears_bitmaps(struct kunit *test)
 	add_at(base, &t[0], 10);
 	add_at(base, &t[1], 10);
 	add_at(base, &t[2], 5000);
-	spin_lock_irq(&base->lock);
+	raw_spin_lock_irq(&base->lock);
 	KUNIT_EXPECT_TRUE(test, twheel_detach(base, &t[0]));
 	KUNIT_EXPECT_NE(test, base->occupied[0], 0ULL);
 	KUNIT_EXPECT_TRUE(test, twheel_detach(base, &t[1]));
@@ -360,7 +360,7 @@ static void base_cancel_clears_bitmaps(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, twheel_detach(base, &t[2]));
 	KUNIT_EXPECT_EQ(test, base->levels_map, 0UL);
 	KUNIT_EXPECT_EQ(test, twheel_next_event(base), U64_MAX);
-	spin_unlock_irq(&base->lock);
+	raw_spin_unlock_irq(&base->lock);
 }
 
 static void base_budget_resumes(struct kunit *test)
@@ -373,10 +373,10 @@ static void base_budget_resumes(struct kunit *test)
 	/* All in one level-1 bucket: one cascade of n timeouts. */
 	for (i = 0; i < n; i++)
 		add_at(base, &t[i], 64 + (i % 64));
-	spin_lock_irq(&base->lock);
+	raw_spin_lock_irq(&base->lock);
 	while (twheel_base_advance(base, 200, 100))
 		rounds++;
-	spin_unlock_irq(&base->lock);
+	raw_spin_unlock_irq(&base->lock);
 	KUNIT_EXPECT_GE(test, rounds, n / 100 - 1);
 	fired = advance_and_reap(test, base, 200, NULL);
 	KUNIT_EXPECT_EQ(test, fired, n);
