@@ -648,13 +648,15 @@ out_trace:
 	return was_pending;
 }
 
-/* Deadline of a relative delay; -ERANGE past the longest delay. */
-static int delay_to_deadline(u64 delay_ns, u64 now_ns, u64 *deadline)
+/* Arm @t @delay_ns from now on the local CPU; see twheel_arm(). */
+static int arm_after(struct twheel_timeout *t, u64 delay_ns, bool only_pending)
 {
+	u64 now = ktime_get_ns();
+
 	if (delay_ns > twheel_max_delay_ns())
 		return -ERANGE;
-	*deadline = now_ns + delay_ns;
-	return 0;
+	return arm_locked(t, now + delay_ns, now, TWHEEL_CPU_LOCAL,
+			  only_pending);
 }
 
 /**
@@ -691,14 +693,7 @@ EXPORT_SYMBOL_GPL(twheel_timeout_init);
  */
 int twheel_arm(struct twheel_timeout *t, u64 delay_ns)
 {
-	u64 now = ktime_get_ns();
-	u64 deadline;
-	int ret;
-
-	ret = delay_to_deadline(delay_ns, now, &deadline);
-	if (ret)
-		return ret;
-	return arm_locked(t, deadline, now, TWHEEL_CPU_LOCAL, false);
+	return arm_after(t, delay_ns, false);
 }
 EXPORT_SYMBOL_GPL(twheel_arm);
 
@@ -761,14 +756,7 @@ int twheel_arm_abs_now(struct twheel_timeout *t, u64 deadline_ns, u64 now_ns,
  */
 int twheel_rearm(struct twheel_timeout *t, u64 delay_ns)
 {
-	u64 now = ktime_get_ns();
-	u64 deadline;
-	int ret;
-
-	ret = delay_to_deadline(delay_ns, now, &deadline);
-	if (ret)
-		return ret;
-	return arm_locked(t, deadline, now, TWHEEL_CPU_LOCAL, true);
+	return arm_after(t, delay_ns, true);
 }
 EXPORT_SYMBOL_GPL(twheel_rearm);
 
