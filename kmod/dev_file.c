@@ -446,10 +446,18 @@ int twheel_file_rearm(struct twheel_file *tf, u64 handle, u64 expires,
 	ret = twheel_deadline(expires, flags, now, &deadline);
 	if (ret)
 		return ret;
-	/* A callback still running would queue a record for the old arming. */
+	tdt->deadline = deadline;
+	/*
+	 * Still pending: moved in one step, and its old arming can no longer
+	 * fire (a pending timeout has no record queued: a fired one is armed
+	 * again only when its record is read). Otherwise its callback may be
+	 * running and would queue a record for the old arming: wait for it
+	 * and drop the record.
+	 */
+	if (twheel_rearm_abs_now(&tdt->tw, deadline, now, tdt->cpu) == 1)
+		return 0;
 	twheel_cancel_sync(&tdt->tw);
 	twheel_unqueue(tf, tdt);
-	tdt->deadline = deadline;
 	twheel_start(tdt, now);
 	return 0;
 }

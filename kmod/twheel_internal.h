@@ -19,6 +19,8 @@ struct twheel_timeout;
 
 int twheel_arm_abs_now(struct twheel_timeout *t, u64 deadline_ns, u64 now_ns,
 		       int cpu);
+int twheel_rearm_abs_now(struct twheel_timeout *t, u64 deadline_ns,
+			 u64 now_ns, int cpu);
 int twheel_wheel_init(void);
 void twheel_wheel_exit(void);
 int twheel_dev_init(void);

@@ -648,6 +648,19 @@ out_trace:
 	return was_pending;
 }
 
+/* twheel_arm_abs() with the caller's clock reading; see there. */
+static int arm_abs_checked(struct twheel_timeout *t, u64 deadline_ns,
+			   u64 now_ns, int cpu, bool only_pending)
+{
+	if (cpu != TWHEEL_CPU_LOCAL &&
+	    (cpu < 0 || cpu >= nr_cpu_ids || !cpu_online(cpu)))
+		return -EINVAL;
+	if (deadline_ns > KTIME_MAX ||
+	    deadline_ns > now_ns + twheel_max_delay_ns())
+		return -ERANGE;
+	return arm_locked(t, deadline_ns, now_ns, cpu, only_pending);
+}
+
 /* Arm @t @delay_ns from now on the local CPU; see twheel_arm(). */
 static int arm_after(struct twheel_timeout *t, u64 delay_ns, bool only_pending)
 {
@@ -733,13 +746,27 @@ EXPORT_SYMBOL_GPL(twheel_arm_abs);
 int twheel_arm_abs_now(struct twheel_timeout *t, u64 deadline_ns, u64 now_ns,
 		       int cpu)
 {
-	if (cpu != TWHEEL_CPU_LOCAL &&
-	    (cpu < 0 || cpu >= nr_cpu_ids || !cpu_online(cpu)))
-		return -EINVAL;
-	if (deadline_ns > KTIME_MAX ||
-	    deadline_ns > now_ns + twheel_max_delay_ns())
-		return -ERANGE;
-	return arm_locked(t, deadline_ns, now_ns, cpu, false);
+	return arm_abs_checked(t, deadline_ns, now_ns, cpu, false);
+}
+
+/**
+ * twheel_rearm_abs_now() - move a pending timeout to an absolute time
+ * @t: an initialised timeout
+ * @deadline_ns: CLOCK_MONOTONIC deadline
+ * @now_ns: ktime_get_ns() as read by the caller, not after this call
+ * @cpu: CPU whose wheel takes the timeout, or TWHEEL_CPU_LOCAL
+ *
+ * Does nothing to a timeout that is not pending. For /dev/twheel: one lock
+ * round trip when the timeout has not fired yet.
+ *
+ * Context: any context; takes an irq-safe raw spinlock.
+ * Return: 1 if @t was pending and is re-armed, 0 if it was not pending,
+ * -EINVAL or -ERANGE as twheel_arm_abs().
+ */
+int twheel_rearm_abs_now(struct twheel_timeout *t, u64 deadline_ns,
+			 u64 now_ns, int cpu)
+{
+	return arm_abs_checked(t, deadline_ns, now_ns, cpu, true);
 }
 
 /**
