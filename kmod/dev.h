@@ -17,11 +17,17 @@
 #include <linux/types.h>
 #include <linux/wait.h>
 #include <linux/xarray.h>
+#include <uapi/linux/twheel.h>
 
 struct file;
+struct iov_iter;
+struct kiocb;
 struct poll_table_struct;
 struct seq_file;
 struct twdev_user;
+
+/* A slot that reached this generation is retired (dev_file.c). */
+#define TWDEV_GEN_LAST		(U32_MAX - 1)
 
 /* Slot mark of a timeout whose record is waiting to be read. */
 #define TWDEV_READY		XA_MARK_1
@@ -41,6 +47,7 @@ struct twdev_user;
  * @nr_live: live handles; at most @max_pending (under @lock)
  * @nr_free: timeouts on @free (under @lock)
  * @max_pending: the per-file limit, from the max_pending module parameter
+ * @key: random; the upper half of every handle is XORed with it
  * @read_cursor: slot at which read() looks for the next record (under @lock)
  */
 struct twdev_file {
@@ -55,6 +62,7 @@ struct twdev_file {
 	unsigned int nr_live;
 	unsigned int nr_free;
 	unsigned int max_pending;
+	u32 key;
 	unsigned long read_cursor;
 };
 
@@ -62,8 +70,9 @@ struct twdev_file {
  * struct twdev_timeout - one timeout of an open file
  * @tw: the wheel's timeout
  * @tf: the file that owns it
- * @handle: its handle while it is live: its generation in the upper half,
- *	its slot in the lower; generation 0 (no handle has it) while dead
+ * @handle: its handle while it is live: its slot in the lower half, its
+ *	generation XORed with the file's key in the upper; just the slot (an
+ *	upper half of 0, which no handle has) while it is dead
  * @cookie: the caller's cookie (live timeouts)
  * @next_free: next timeout on the file's free list (dead timeouts)
  * @deadline: CLOCK_MONOTONIC deadline of the current arming, in ns
@@ -113,6 +122,20 @@ struct twdev_req {
 };
 
 /**
+ * struct twdev_record - a record on its way to userspace
+ * @ev: the record as read() returns it
+ * @tdt: the timeout it belongs to
+ * @now: when it was filled in
+ * @next: next deadline of a periodic timeout that goes on
+ */
+struct twdev_record {
+	struct twheel_event ev;
+	struct twdev_timeout *tdt;
+	u64 now;
+	u64 next;
+};
+
+/**
  * twdev_has_ready() - is at least one record ready to be read
  * @tf: the file
  *
@@ -126,6 +149,8 @@ static inline bool twdev_has_ready(const struct twdev_file *tf)
 }
 
 /* dev_file.c */
+struct twdev_file *twdev_file_new(void);
+void twdev_file_free(struct twdev_file *tf);
 int twdev_arm(struct twdev_file *tf, const struct twdev_req *req,
 	      u64 *handle);
 int twdev_rearm(struct twdev_file *tf, const struct twdev_req *req);
@@ -140,8 +165,9 @@ void twdev_exit(void);
 void twdev_expire(struct twheel_timeout *t);
 void twdev_wake(struct twheel_timeout *t);
 void twdev_unqueue(struct twdev_file *tf, struct twdev_timeout *tdt);
-ssize_t twdev_read(struct file *file, char __user *buf, size_t count,
-		   loff_t *ppos);
+void twdev_fill_record(struct twdev_timeout *tdt, u64 expired, u64 now,
+		       struct twdev_record *rec);
+ssize_t twdev_read_iter(struct kiocb *iocb, struct iov_iter *to);
 __poll_t twdev_poll(struct file *file, struct poll_table_struct *wait);
 
 /* dev_ioctl.c */

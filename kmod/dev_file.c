@@ -18,12 +18,15 @@
  * Handles
  * -------
  * A timeout is found by handle in an xarray: its slot (lower 32 bits) and
- * the slot's generation (upper 32 bits). Neither slot 0 nor generation 0 is
- * ever handed out, so no handle is 0. Each slot counts its own generations:
- * every new handle of a slot takes the next one, and a slot whose
- * generation reached U32_MAX is retired (kept, never reused, freed on
- * close), so no handle is ever handed out twice by a file. A stale handle,
- * or one from another file, finds no live timeout with its handle (-ENOENT).
+ * the slot's generation XORed with the file's random key (upper 32 bits).
+ * Slot 0 is never handed out and the upper half is never 0, so no handle is
+ * 0. Each slot counts its own generations: every new handle of a slot takes
+ * the next one, and a slot whose generations are used up is retired (kept,
+ * never reused, freed on close), so no handle is ever handed out twice by a
+ * file, however long it lives; nothing another file or user does changes
+ * that. A stale handle finds no live timeout with its handle (-ENOENT). The
+ * key makes another file's handle miss too: two files hand out the same
+ * handle only by chance, one in 2^32, never by a pattern of use.
  *
  * Reuse
  * -----
@@ -67,11 +70,13 @@
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/random.h>
 #include <linux/sched.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/uidgid.h>
+#include <kunit/visibility.h>
 #include <uapi/linux/twheel.h>
 
 #include "dev.h"
@@ -252,7 +257,7 @@ void twdev_put(struct twdev_file *tf, struct twdev_timeout *tdt)
 	twdev_unqueue(tf, tdt);
 	WRITE_ONCE(tf->nr_live, tf->nr_live - 1);
 	tdt->handle = slot;
-	if (tdt->gen == U32_MAX)
+	if (tdt->gen >= TWDEV_GEN_LAST)
 		return;
 	if (tf->nr_free < TWDEV_FREE_MAX) {
 		tdt->next_free = tf->free;
@@ -305,6 +310,18 @@ void twdev_start(struct twdev_timeout *tdt, u64 now)
 	tw_mod(&tdt->tw, tdt->deadline, now, tdt->cpu, 0);
 }
 
+/*
+ * Give @tdt, dead, the next generation of its slot and the handle made of
+ * it. The upper half of a handle must not be 0: that generation is skipped.
+ * A slot is retired at TWDEV_GEN_LAST, so there is always one left.
+ */
+static void twdev_new_handle(struct twdev_file *tf, struct twdev_timeout *tdt)
+{
+	if (!(++tdt->gen ^ tf->key))
+		tdt->gen++;
+	tdt->handle = (u64)(tdt->gen ^ tf->key) << 32 | twdev_slot(tdt);
+}
+
 /**
  * twdev_arm() - arm a new timeout
  * @tf: the file, with @tf->lock held
@@ -332,18 +349,17 @@ int twdev_arm(struct twdev_file *tf, const struct twdev_req *req,
 	tdt->period = req->period;
 	tdt->cpu = req->cpu;
 	tdt->flags = req->flags & TWHEEL_ARM_FIXED_DELAY;
-	tdt->gen++;
-	tdt->handle = (u64)tdt->gen << 32 | twdev_slot(tdt);
+	twdev_new_handle(tf, tdt);
 	WRITE_ONCE(tf->nr_live, tf->nr_live + 1);
 	twdev_start(tdt, req->now);
 	*handle = tdt->handle;
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(twdev_arm);
 
 /*
  * The live timeout that @handle names, or NULL. A dead timeout's stored
- * handle has generation 0, so a handle with generation 0 names none. Caller
- * holds tf->lock.
+ * handle has an upper half of 0, which no handle has. Caller holds tf->lock.
  */
 static struct twdev_timeout *twdev_lookup(struct twdev_file *tf, u64 handle)
 {
@@ -416,18 +432,27 @@ int twdev_cancel(struct twdev_file *tf, u64 handle)
 	twdev_put(tf, tdt);
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(twdev_cancel);
 
-static int twdev_open(struct inode *inode, struct file *file)
+/**
+ * twdev_file_new() - the context of a newly opened file
+ *
+ * Its timeouts are charged to the real user ID of the caller.
+ *
+ * Context: process context.
+ * Return: the context, or NULL if out of memory.
+ */
+struct twdev_file *twdev_file_new(void)
 {
 	struct twdev_file *tf;
 
 	tf = kzalloc(sizeof(*tf), GFP_KERNEL_ACCOUNT);
 	if (!tf)
-		return -ENOMEM;
+		return NULL;
 	tf->user = twdev_user_get(current_uid());
 	if (!tf->user) {
 		kfree(tf);
-		return -ENOMEM;
+		return NULL;
 	}
 	mutex_init(&tf->lock);
 	xa_init_flags(&tf->timeouts, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_BH |
@@ -435,24 +460,50 @@ static int twdev_open(struct inode *inode, struct file *file)
 	init_waitqueue_head(&tf->wqh);
 	twheel_timeout_init(&tf->waker, twdev_wake);
 	tf->max_pending = max_pending;
-	file->private_data = tf;
-	return stream_open(inode, file);
+	tf->key = get_random_u32();
+	return tf;
+}
+EXPORT_SYMBOL_IF_KUNIT(twdev_file_new);
+
+/* Shut down every timeout of @tf, TW_LOCKED_CHUNK at a time. */
+static void twdev_shutdown_all(struct twdev_file *tf)
+{
+	struct twheel_timeout *chunk[TW_LOCKED_CHUNK];
+	struct twdev_timeout *tdt;
+	unsigned long slot;
+	unsigned int n = 0;
+
+	xa_for_each(&tf->timeouts, slot, tdt) {
+		chunk[n++] = &tdt->tw;
+		if (n == ARRAY_SIZE(chunk)) {
+			tw_shutdown_many(chunk, n);
+			n = 0;
+			cond_resched();
+		}
+	}
+	tw_shutdown_many(chunk, n);
 }
 
-/*
- * Nothing else uses the file any more, but callbacks of timeouts not shut
- * down yet may run on other CPUs meanwhile; each timeout, live, cached or
- * retired, is freed only once its callback cannot run. The waker goes last:
- * only those callbacks arm it.
+/**
+ * twdev_file_free() - shut down and free everything a file owns
+ * @tf: the file; nothing else uses it any more
+ *
+ * Callbacks of timeouts not shut down yet may run on other CPUs meanwhile.
+ * Every timeout, live, cached or retired, is shut down (a chunk of them per
+ * base lock), then the callbacks running at that moment are waited for,
+ * once for all, and only then is any freed. The waker goes last: only those
+ * callbacks arm it.
+ *
+ * Context: process context; may wait for callbacks.
  */
-static int twdev_release(struct inode *inode, struct file *file)
+void twdev_file_free(struct twdev_file *tf)
 {
-	struct twdev_file *tf = file->private_data;
 	struct twdev_timeout *tdt;
 	unsigned long slot;
 
+	twdev_shutdown_all(tf);
+	tw_sync_callbacks();
 	xa_for_each(&tf->timeouts, slot, tdt) {
-		twheel_shutdown_sync(&tdt->tw);
 		twdev_timeout_free(tf, tdt);
 		cond_resched();
 	}
@@ -461,6 +512,21 @@ static int twdev_release(struct inode *inode, struct file *file)
 	twdev_user_put(tf->user);
 	mutex_destroy(&tf->lock);
 	kfree(tf);
+}
+EXPORT_SYMBOL_IF_KUNIT(twdev_file_free);
+
+static int twdev_open(struct inode *inode, struct file *file)
+{
+	file->private_data = twdev_file_new();
+	if (!file->private_data)
+		return -ENOMEM;
+	file->f_mode |= FMODE_NOWAIT;
+	return stream_open(inode, file);
+}
+
+static int twdev_release(struct inode *inode, struct file *file)
+{
+	twdev_file_free(file->private_data);
 	return 0;
 }
 
@@ -482,7 +548,7 @@ static const struct file_operations twdev_fops = {
 	.owner = THIS_MODULE,
 	.open = twdev_open,
 	.release = twdev_release,
-	.read = twdev_read,
+	.read_iter = twdev_read_iter,
 	.poll = twdev_poll,
 	.unlocked_ioctl = twdev_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
