@@ -68,8 +68,9 @@ debug-kernel:
 
 # make bench: twheel against timerfd, io_uring, POSIX timers, timer_list and
 # hrtimer in one QEMU guest (Documentation/benchmarks.rst); QUICK=1 is the
-# short run. Owned by the benchmark; scripts/bench.sh does everything.
+# short run. Everything of the benchmark is in bench/ (src/: twbench,
+# kmod/: twheel_bench.ko, scripts/); bench/scripts/bench.sh does everything.
 QUICK ?= 0
 .PHONY: bench
 bench:
-	@QUICK=$(QUICK) scripts/bench.sh
+	@QUICK=$(QUICK) bench/scripts/bench.sh
