@@ -9,7 +9,7 @@
 #   make deps         install the Debian packages the harness needs
 #   make debug-kernel build (or reuse) the cached debug test kernel
 #   make clean        remove build products from the source tree
-#   make distclean    also remove build/ and userspace-test/out/
+#   make distclean    also remove build/, userspace-test/out/ and samples/out/
 # Documentation/testing.rst explains the harness and its variables.
 
 KDIR ?= /lib/modules/$(shell uname -r)/build
@@ -44,7 +44,7 @@ clean:
 	rm -f kmod/*.o kmod/*.ko kmod/*.mod kmod/*.mod.c kmod/.*.cmd Module.symvers modules.order
 
 distclean: clean
-	rm -rf build userspace-test/out
+	rm -rf build userspace-test/out samples/out
 
 check:
 	@scripts/check.sh --kernels "$(KERNELS)" --suites "$(SUITES)" $(CHECK_OPTS)
