@@ -53,7 +53,8 @@ TEST_F(abi, info_reports_the_abi)
 	EXPECT_EQ(i->api_version, (__u32)TWHEEL_API_VERSION);
 	EXPECT_EQ(i->size, sizeof(struct twheel_info));
 	EXPECT_EQ(i->ioctls, TWHEEL_FEAT_INFO | TWHEEL_FEAT_ARM |
-		    TWHEEL_FEAT_REARM | TWHEEL_FEAT_CANCEL | TWHEEL_FEAT_BATCH);
+		  TWHEEL_FEAT_REARM | TWHEEL_FEAT_CANCEL | TWHEEL_FEAT_BATCH |
+		  TWHEEL_FEAT_GET | TWHEEL_FEAT_DRAIN | TWHEEL_FEAT_STATS);
 	EXPECT_EQ(i->arm_flags, TWHEEL_ARM_FLAGS_ALL);
 	EXPECT_EQ(i->event_size, sizeof(struct twheel_event));
 	EXPECT_GE(i->tick_ns, 50000ULL);
@@ -387,11 +388,17 @@ TEST_F(abi, rearm_unknown_handle_enoent)
 
 /* --- TWHEEL_IOC_CANCEL --- */
 
+/* Flags other than TWHEEL_CANCEL_FLAGS_ALL. */
 TEST_F(abi, cancel_flags_einval)
 {
 	uint64_t h = tw_arm(_metadata, self->fd, 0, 10 * SEC);
-	struct twheel_cancel c = { .handle = h, .flags = 1 };
+	struct twheel_cancel c = { .handle = h };
 
+	c.flags = TWHEEL_CANCEL_REPORT << 1;
+	EXPECT_EQ(tw_ioctl(self->fd, TWHEEL_IOC_CANCEL, &c), -EINVAL);
+	c.flags = 1U << 31;
+	EXPECT_EQ(tw_ioctl(self->fd, TWHEEL_IOC_CANCEL, &c), -EINVAL);
+	c.flags = ~TWHEEL_CANCEL_FLAGS_ALL;
 	EXPECT_EQ(tw_ioctl(self->fd, TWHEEL_IOC_CANCEL, &c), -EINVAL);
 	expect_live(_metadata, self->fd, h);
 }

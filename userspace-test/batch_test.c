@@ -177,7 +177,10 @@ TEST_F(batch, delays_count_from_one_clock_reading)
 	}
 }
 
-/* Fields an operation does not use must be zero. */
+/*
+ * Fields an operation does not use must be zero; a cancel's flags are
+ * TWHEEL_CANCEL_FLAGS_ALL at most (an arm flag is not one of them).
+ */
 TEST_F(batch, unused_fields_einval)
 {
 	uint64_t h = tw_arm(_metadata, self->fd, 0, 10 * SEC);
@@ -189,7 +192,7 @@ TEST_F(batch, unused_fields_einval)
 	ops[0].cookie = 1;
 	ops[1].period = SEC;
 	ops[2].cpu = 1;
-	ops[3].flags = TWHEEL_ARM_ABS;
+	ops[3].flags = TWHEEL_ARM_CPU;
 	ops[4].expires = 1;
 	ops[5].cookie = 1;
 	ASSERT_EQ(tw_batch(self->fd, ops, 6, sizeof(ops[0])), 0);

@@ -20,6 +20,7 @@
 #include "twheel_util.h"
 
 #define CG_ROOT		"/sys/fs/cgroup"
+#define USER_MAX	"/sys/module/twheel/parameters/max_user_timeouts"
 
 static int write_file(const char *path, const char *val)
 {
@@ -104,6 +105,7 @@ static void __attribute__((noreturn)) fill_cgroup(const char *cg,
 
 /* Tests that need more than the harness's default timeout of 30 s. */
 FIXTURE(slow) {
+	char user_max[32];	/* max_user_timeouts to restore, if changed */
 };
 
 FIXTURE_SETUP(slow)
@@ -112,6 +114,8 @@ FIXTURE_SETUP(slow)
 
 FIXTURE_TEARDOWN(slow)
 {
+	if (self->user_max[0])
+		write_file(USER_MAX, self->user_max);
 }
 
 TEST_F_TIMEOUT(slow, memcg_limit_enomem_without_oom, 100)
@@ -195,6 +199,28 @@ TEST_F_TIMEOUT(slow, per_file_limit_enospc, 100)
 	uint32_t n, probe;
 
 	tw_info(_metadata, fd, &info);
+	/*
+	 * The per-user limit (max_user_timeouts, a share of RAM) comes first
+	 * when it is below max_pending: raise it for this test (the teardown
+	 * puts it back), room for this file and one more timeout elsewhere.
+	 */
+	if (info.max_user_timeouts < (uint64_t)info.max_pending + 1024) {
+		FILE *f = fopen(USER_MAX, "r");
+		char want[32];
+
+		if (!f || !fgets(self->user_max, sizeof(self->user_max), f))
+			self->user_max[0] = 0;
+		if (f)
+			fclose(f);
+		snprintf(want, sizeof(want), "%llu",
+			 (unsigned long long)info.max_pending + 1024);
+		if (!self->user_max[0] || write_file(USER_MAX, want))
+			SKIP(return, "max_user_timeouts %llu is below max_pending %u and cannot be raised",
+			     (unsigned long long)info.max_user_timeouts,
+			     info.max_pending);
+		TH_LOG("max_user_timeouts raised from %llu to %s for this test",
+		       (unsigned long long)info.max_user_timeouts, want);
+	}
 	t0 = now_ns();
 	first = tw_arm(_metadata, fd, 0, 10 * SEC);
 	/*
