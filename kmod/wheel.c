@@ -836,6 +836,25 @@ static int cancel_timeout(struct twheel_timeout *t, bool try, bool shutdown)
 	return ret;
 }
 
+/*
+ * Shut down @ts[0] and the timeouts after it that share its base, under one
+ * hold of that base's lock. Return: how many.
+ */
+static unsigned int shutdown_run(struct twheel_timeout **ts, unsigned int n)
+{
+	struct tw_base *base;
+	unsigned long flags;
+	unsigned int i = 0;
+
+	base = tw_lock_timeout_base(ts[0], &flags);
+	do {
+		cancel_locked(base, ts[i], true);
+	} while (++i < n && (READ_ONCE(ts[i]->flags) &
+			     (TW_F_MIGRATING | TW_F_CPU_MASK)) == base->cpu);
+	raw_spin_unlock_irqrestore(&base->lock, flags);
+	return i;
+}
+
 /**
  * tw_shutdown_many() - twheel_shutdown() a set of timeouts
  * @ts: the timeouts
@@ -843,25 +862,14 @@ static int cancel_timeout(struct twheel_timeout *t, bool try, bool shutdown)
  *	of timeouts on the same base, with interrupts off
  *
  * Does not wait for running callbacks: tw_sync_callbacks() does, for all.
+ * A timeout that names the locked base cannot leave it while it is held.
  */
 void tw_shutdown_many(struct twheel_timeout **ts, unsigned int n)
 {
-	struct tw_base *base = NULL;
-	unsigned long flags = 0;
-	unsigned int i;
+	unsigned int done = 0;
 
-	for (i = 0; i < n; i++) {
-		if (base && (READ_ONCE(ts[i]->flags) &
-			     (TW_F_MIGRATING | TW_F_CPU_MASK)) != base->cpu) {
-			raw_spin_unlock_irqrestore(&base->lock, flags);
-			base = NULL;
-		}
-		if (!base)
-			base = tw_lock_timeout_base(ts[i], &flags);
-		cancel_locked(base, ts[i], true);
-	}
-	if (base)
-		raw_spin_unlock_irqrestore(&base->lock, flags);
+	while (done < n)
+		done += shutdown_run(ts + done, n - done);
 }
 
 /* Cancel, then wait for a running callback until none runs. */
