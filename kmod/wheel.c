@@ -69,6 +69,7 @@
 #include <linux/smp.h>
 #include <kunit/visibility.h>
 
+#include "compat.h"
 #include "twheel_internal.h"
 #include "wheel_internal.h"
 #include "twheel_trace.h"
@@ -1016,9 +1017,8 @@ int twheel_wheel_init(void)
 		struct twheel_base *base = base_of_cpu(cpu);
 
 		twheel_base_setup(base, cpu, now_tick());
-		hrtimer_init(&base->timer, CLOCK_MONOTONIC,
-			     HRTIMER_MODE_ABS_PINNED_SOFT);
-		base->timer.function = twheel_hrtimer_fn;
+		hrtimer_setup(&base->timer, twheel_hrtimer_fn, CLOCK_MONOTONIC,
+			      HRTIMER_MODE_ABS_PINNED_SOFT);
 		INIT_CSD(&base->kick_csd, twheel_kick, base);
 	}
 	ret = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "twheel:online",

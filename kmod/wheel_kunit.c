@@ -25,6 +25,7 @@
 #include <linux/timekeeping.h>
 #include <linux/vmalloc.h>
 
+#include "compat.h"
 #include "twheel.h"
 #include "wheel_internal.h"
 
@@ -896,4 +897,4 @@ kunit_test_suites(&geometry_suite, &base_suite, &api_suite);
 
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("KUnit suites of the twheel timing wheel");
-MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
+MODULE_IMPORT_NS("EXPORTED_FOR_KUNIT_TESTING");
