@@ -12,7 +12,7 @@
 # stdout; the exit status is make's.
 #
 # Usage: scripts/build-kmod.sh KERNEL [--fresh] [--src DIR] [--dest DIR] [MAKE ARGS...]
-#   KERNEL is debug, 6.1 or 6.12.
+#   KERNEL is a kernel of scripts/kernels.conf.
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -29,6 +29,7 @@ main() {
 		esac
 		shift
 	done
+	kernel=$(kernel_name "$kernel")
 	kdir=$(kernel_kdir "$kernel")
 	[ -d "$kdir" ] || die "no build tree for kernel $kernel at $kdir"
 	[ -n "$dest" ] || dest=$(kmod_build_dir "$kernel")

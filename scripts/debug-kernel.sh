@@ -178,7 +178,7 @@ main() {
 	flock 9
 	case $action in
 	--source) extract_source ;;
-	*) build $action ;;
+	*) build "$action" ;;
 	esac
 }
 
