@@ -34,7 +34,8 @@ main() {
 		cp "$TWHEEL_ROOT/userspace-test/out/twheel-demo" "$out/tests/"
 	log "booting Linux $(kernel_release "$kernel" 2>/dev/null || echo "$kernel") in QEMU (TCG, 2 CPUs)..."
 	"$TWHEEL_ROOT/scripts/vm-run" --kernel "$kernel" --payload "$TWHEEL_ROOT/scripts/guest/demo.sh" \
-		--out "$out" --modules "$out/modules" --tests "$out/tests" --timeout 180 || rc=$?
+		--out "$out" --modules "$out/modules" --tests "$out/tests" \
+		--timeout "$(kernel_timeout "$kernel")" || rc=$?
 	echo
 	awk '/^@@ BEGIN text demo$/ { on = 1; next } /^@@ END / { on = 0 } on' "$out/results.log"
 	echo
