@@ -14,6 +14,8 @@
 # Usage: scripts/debian-fetch.sh SUITE --version PKG     print PKG's version in SUITE
 #        scripts/debian-fetch.sh SUITE --deb PKG         download, print the .deb path
 #        scripts/debian-fetch.sh SUITE --extract PKG     download + dpkg-deb -x, print the dir
+#        scripts/debian-fetch.sh SUITE --source SRCPKG   download + dpkg-source -x the
+#                                                        source package, print the dir
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -48,8 +50,9 @@ setup() {
 	dir=$TWHEEL_CACHE/debian/$suite
 	mkdir -p "$dir/lists/partial" "$dir/cache/archives/partial" "$dir/debs" "$dir/root"
 	uri=$(archive_uri)
-	printf 'deb [signed-by=%s] %s %s main\n' "$keyring" "$uri" "$suite" >"$dir/sources.list.new"
-	cmp -s "$dir/sources.list.new" "$dir/sources.list" || rm -f "$dir/lists/"*_Packages* "$dir/.updated"
+	printf 'deb%s [signed-by=%s] %s %s main\n' "" "$keyring" "$uri" "$suite" -src "$keyring" "$uri" "$suite" \
+		>"$dir/sources.list.new"
+	cmp -s "$dir/sources.list.new" "$dir/sources.list" || rm -f "$dir/lists/"*_Packages* "$dir/lists/"*_Sources* "$dir/.updated"
 	mv "$dir/sources.list.new" "$dir/sources.list"
 	APT_OPTS=(-o "Dir::Etc::sourcelist=$dir/sources.list" -o Dir::Etc::sourceparts=-
 		-o "Dir::State::Lists=$dir/lists" -o "Dir::Cache=$dir/cache"
@@ -97,15 +100,37 @@ extract_deb() {
 	printf '%s\n' "$root"
 }
 
+# A source package, unpacked (needs dpkg-dev, installed by scripts/deps.sh).
+extract_source() {
+	local pkg=$1 ver dir
+	ver=$(apt-cache "${APT_OPTS[@]}" showsrc --only-source "$pkg" 2>/dev/null |
+		awk '/^Version:/ { print $2 }' | sort -V | tail -n1)
+	[ -n "$ver" ] || die "source package $pkg not found in the archive's '$SUITE'"
+	dir=$DIR/src/${pkg}_$ver
+	if [ ! -f "$dir/.twheel-complete" ]; then
+		log "apt: downloading the source of $pkg $ver from '$SUITE'"
+		rm -rf "$dir" "$DIR/src/dl-$pkg"
+		mkdir -p "$DIR/src/dl-$pkg"
+		(cd "$DIR/src/dl-$pkg" && apt-get -q "${APT_OPTS[@]}" source --download-only "$pkg=$ver") \
+			>"$DIR/download.log" 2>&1 || { tail -n 5 "$DIR/download.log" >&2; die "apt-get source $pkg failed"; }
+		dpkg-source --no-check -x "$DIR/src/dl-$pkg"/*.dsc "$dir" >>"$DIR/download.log" 2>&1 ||
+			{ tail -n 5 "$DIR/download.log" >&2; die "dpkg-source -x $pkg failed"; }
+		rm -rf "$DIR/src/dl-$pkg"
+		touch "$dir/.twheel-complete"
+	fi
+	printf '%s\n' "$dir"
+}
+
 main() {
-	[ $# = 3 ] || die "usage: $0 SUITE --version|--deb|--extract PKG"
+	[ $# = 3 ] || die "usage: $0 SUITE --version|--deb|--extract|--source PKG"
 	SUITE=$1
 	setup "$SUITE"
 	case $2 in
 	--version) pkg_version "$3" ;;
 	--deb) fetch_deb "$3" ;;
 	--extract) extract_deb "$3" ;;
-	*) die "usage: $0 SUITE --version|--deb|--extract PKG" ;;
+	--source) extract_source "$3" ;;
+	*) die "usage: $0 SUITE --version|--deb|--extract|--source PKG" ;;
 	esac
 }
 
