@@ -70,7 +70,14 @@ pkg_version() {
 	local v
 	v=$(apt-cache "${APT_OPTS[@]}" show --no-all-versions "$1" 2>/dev/null |
 		awk '/^Version:/ { print $2; exit }')
-	[ -n "$v" ] || die "package $1 not found in the archive's '$SUITE'"
+	if [ -z "$v" ]; then
+		# Gone from the suite (sid moves on): the newest download in the
+		# cache still builds the same kernel.
+		v=$(find "$DIR/debs" -maxdepth 1 -name "${1}_*.deb" -printf '%f\n' 2>/dev/null |
+			sed -e "s/^${1}_//" -e 's/_[^_]*\.deb$//' -e 's/%3a/:/' | sort -V | tail -n1)
+		[ -n "$v" ] || die "package $1 not found in the archive's '$SUITE'"
+		log "apt: $1 is no longer in '$SUITE'; using the cached $v"
+	fi
 	printf '%s\n' "$v"
 }
 
