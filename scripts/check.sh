@@ -150,7 +150,9 @@ run_static() {
 			record fail static "$k" "W=1 + sparse build: the kernel does not build"
 			continue
 		fi
-		static_build "$k" W1-sparse "$TWHEEL_BUILD/static-$k" C=2 W=1
+		# In the guest's own build directory: the guest phase's incremental
+		# build then has nothing left to compile (one build per kernel).
+		static_build "$k" W1-sparse "$(kmod_build_dir "$k")" C=2 W=1
 	done
 }
 
