@@ -2,12 +2,12 @@
 #
 # twheel: top-level Makefile.
 #   make              build kmod/twheel.ko against KDIR (default: the running kernel)
-#   make demo         boot Debian's stock 6.12 kernel in QEMU with the module loaded
+#   make demo         boot Debian's stock 6.12 kernel (DEMO_KERNEL=) in QEMU with the module loaded
 #   make check        static checks + QEMU guests; last line "N passed, N failed"
 #   make vmtest       fast developer loop: one kernel, one boot, results
 #   make check-harness  prove the harness reports deliberate failures
 #   make deps         install the Debian packages the harness needs
-#   make debug-kernel build (or reuse) the cached debug test kernel
+#   make debug-kernel build (or reuse) a cached built kernel (KERNEL=, default debug)
 #   make clean        remove build products from the source tree
 #   make distclean    also remove build/, userspace-test/out/ and samples/out/
 # Documentation/testing.rst explains the harness and its variables.
@@ -16,7 +16,8 @@ KDIR ?= /lib/modules/$(shell uname -r)/build
 PWD := $(CURDIR)
 
 # Harness variables (see Documentation/testing.rst).
-KERNELS ?= debug 6.1 6.12
+# KERNELS empty = every kernel of scripts/kernels.conf (the kernel matrix).
+KERNELS ?=
 SUITES ?= static kunit example userspace harness
 KERNEL ?= debug
 VMTEST_SUITES ?= kunit example userspace
@@ -64,7 +65,7 @@ deps:
 
 debug-kernel:
 	@scripts/deps.sh
-	@scripts/debug-kernel.sh
+	@scripts/debug-kernel.sh --kernel '$(KERNEL)'
 
 # make bench: twheel against timerfd, io_uring, POSIX timers, timer_list and
 # hrtimer in one QEMU guest (Documentation/benchmarks.rst); QUICK=1 is the

@@ -4,19 +4,21 @@
 # check.sh - twheel's whole test run (`make check`, `make vmtest`).
 #
 #   1. scripts/deps.sh (Debian packages, quiet when present)
-#   2. static: checkpatch --strict on kmod/*.[ch] and uapi/linux/*.h, sparse
-#      (C=2), W=1 builds against the stock 6.1 and 6.12 headers; any
-#      warning or error line fails
-#   3. debug kernel (scripts/debug-kernel.sh, cached), module builds per kernel,
-#      userspace tests (make -C userspace-test)
-#   4. one guest per kernel running scripts/guest/check.sh: KUnit (debug
-#      kernel), example module, userspace suite, rmmod, kmemleak (debug)
+#   2. static: checkpatch --strict on kmod/*.[ch], kmod/compat/ and uapi/linux/*.h, and a
+#      from-scratch W=1 + sparse (C=2) build against every kernel of KERNELS
+#      (stock headers, or the tree of a built kernel); any warning or error
+#      line fails
+#   3. built kernels (scripts/debug-kernel.sh, cached), module builds per
+#      kernel, userspace tests (make -C userspace-test)
+#   4. one guest per kernel running scripts/guest/check.sh: KUnit (built
+#      kernels), example module, userspace suite, rmmod, kmemleak (built)
 #   5. splat scan of every guest log (scripts/scan-log.sh)
 #   6. scripts/check-harness.sh (the harness proves it can fail)
 #   7. summary; last line "N passed, N failed"; exit 1 on any failure
 #
 # Options (make variables in brackets):
-#   --kernels "debug 6.1 6.12"   kernels to boot [KERNELS]
+#   --kernels "debug 6.1 ..."    kernels to boot [KERNELS]; empty = all of
+#                                scripts/kernels.conf (the kernel matrix)
 #   --suites "static kunit example userspace harness"   what to run [SUITES]
 #   --tests GLOB                 userspace programs to run, e.g. 'timeout*_test' [TESTS]
 #   --kunit-filter GLOB          kunit.filter_glob for the debug guest [KUNIT_FILTER]
@@ -26,8 +28,8 @@
 #   --module-src DIR             build this module tree instead of the repo's
 #   --tests-dir DIR              test programs from DIR (no userspace-test build)
 #   --main-module NAME|none      module loaded first, removed last (default twheel)
-# Environment: TWHEEL_GUEST_TIMEOUT (seconds per guest; default 900 for
-# debug, 300 for stock), TWHEEL_TEST_TIMEOUT (seconds per test program,
+# Environment: TWHEEL_GUEST_TIMEOUT (seconds per guest; default: the
+# kernel's timeout column in scripts/kernels.conf), TWHEEL_TEST_TIMEOUT (seconds per test program,
 # default 120), TWHEEL_CACHE, TWHEEL_BUILD.
 # Outputs under build/check/: ledger.tsv, static/*.log, guest-<kernel>/.
 set -euo pipefail
@@ -60,8 +62,11 @@ parse_args() {
 		esac
 		shift
 	done
-	local k
-	for k in $KERNELS; do kernel_kdir "$k" >/dev/null; done
+	local k names=""
+	[ -n "$KERNELS" ] || KERNELS=$TWHEEL_ALL_KERNELS
+	# Canonical names ("7.2" is "debug-7.2"); unknown names fail here.
+	for k in $KERNELS; do names="$names $(kernel_name "$k")"; done
+	KERNELS=${names# }
 }
 
 want() { case " $SUITES " in *" $1 "*) return 0 ;; esac; return 1; }
@@ -73,13 +78,16 @@ guest_suites() {
 }
 
 # Compiler/modpost diagnostics in a build log: any one is a failure.
-diagnostics() { grep -E '(warning|error|WARNING|ERROR)[:[]' "$1" || true; }
+# "C=2 specified, but sparse is not available or not up to date" is kbuild
+# skipping sparse: a failure too.
+diagnostics() { grep -E '(warning|error|WARNING|ERROR)[:[]|not available or not up to date' "$1" || true; }
 
 static_checkpatch() {
 	local src f out
 	src=$("$TWHEEL_ROOT/scripts/debug-kernel.sh" --source)
 	mkdir -p "$OUTDIR/static"
 	for f in "$TWHEEL_ROOT"/kmod/*.[ch] "$TWHEEL_ROOT"/kmod/include/linux/*.h \
+		"$TWHEEL_ROOT"/kmod/compat/*.c "$TWHEEL_ROOT"/kmod/compat/probes/*.c \
 		"$TWHEEL_ROOT"/samples/*.c "$TWHEEL_ROOT"/uapi/linux/*.h; do
 		[ -e "$f" ] || continue
 		case $f in *.mod.c) continue ;; esac
@@ -135,12 +143,35 @@ run_static() {
 	phase "static checks"
 	static_checkpatch
 	static_kerneldoc
-	static_build 6.1 W1 "$TWHEEL_BUILD/static-w1-6.1" W=1
-	static_build 6.12 W1 "$TWHEEL_BUILD/static-w1-6.12" W=1
-	static_build 6.12 sparse "$TWHEEL_BUILD/static-sparse-6.12" C=2 W=1
-	# The debug kernel is the only one with KUnit: its W=1 build also
-	# compiles the *_kunit modules.  Done in build_for_kernel.
+	local k
+	for k in $KERNELS; do
+		# A built kernel has KUnit: its build also compiles the *_kunit modules.
+		if kernel_is_built "$k" && ! ensure_built_kernel "$k"; then
+			record fail static "$k" "W=1 + sparse build: the kernel does not build"
+			continue
+		fi
+		# In the guest's own build directory: the guest phase's incremental
+		# build then has nothing left to compile (one build per kernel).
+		static_build "$k" W1-sparse "$(kmod_build_dir "$k")" C=2 W=1
+	done
 }
+
+# Build (or find in the cache) a kernel of type "build".
+ensure_built_kernel() {
+	local k=$1 t0 dir
+	[ -z "${BUILT_OK[$k]:-}" ] || return "${BUILT_OK[$k]}"
+	t0=$(date +%s)
+	phase "$k kernel (cached after the first build)"
+	if dir=$("$TWHEEL_ROOT/scripts/debug-kernel.sh" --kernel "$k"); then
+		BUILT_OK[$k]=0
+		[ "$(($(date +%s) - t0))" -lt 5 ] || log "$k kernel: ready after $(($(date +%s) - t0)) s ($dir)"
+	else
+		BUILT_OK[$k]=1
+		record fail build "$k" "the $k kernel builds (scripts/debug-kernel.sh --kernel $k)"
+	fi
+	return "${BUILT_OK[$k]}"
+}
+declare -A BUILT_OK=()
 
 build_userspace() {
 	local log=$OUTDIR/userspace-build.log
@@ -156,12 +187,8 @@ build_userspace() {
 # Build kmod for one kernel (incremental); on the debug kernel, W=1 must be clean.
 build_for_kernel() {
 	local kernel=$1 log=$OUTDIR/kmod-build-$1.log
-	if [ "$kernel" = debug ]; then
-		phase "debug kernel (cached after the first build)"
-		if ! "$TWHEEL_ROOT/scripts/debug-kernel.sh" >/dev/null; then
-			record fail build debug "debug kernel builds"
-			return 1
-		fi
+	if kernel_is_built "$kernel"; then
+		ensure_built_kernel "$kernel" || return 1
 	fi
 	phase "building modules for kernel $kernel"
 	local src=()
@@ -171,12 +198,12 @@ build_for_kernel() {
 		record fail build "$kernel" "module build failed: see $log"
 		return 1
 	fi
-	if [ "$kernel" = debug ] && want static; then
+	if kernel_is_built "$kernel" && want static; then
 		# Incremental, so only what changed since the last run is checked
-		# here; the full from-scratch W=1 checks run against 6.1 and 6.12.
+		# here; the full from-scratch W=1 checks are the static suite's.
 		if [ -n "$(diagnostics "$log")" ]; then
 			diagnostics "$log" | head -n 20 >&2
-			record fail build debug "module W=1 build has warnings: see $log"
+			record fail build "$kernel" "module W=1 build has warnings: see $log"
 			return 0
 		fi
 	fi
@@ -191,10 +218,10 @@ run_guest() {
 	mkdir -p "$out/modules"
 	find "$(kmod_build_dir "$kernel")" -name '*.ko' -exec cp {} "$out/modules/" \;
 	local params=""
-	if [ "$kernel" = debug ]; then timeout=${TWHEEL_GUEST_TIMEOUT:-900}; else timeout=${TWHEEL_GUEST_TIMEOUT:-300}; fi
+	timeout=${TWHEEL_GUEST_TIMEOUT:-$(kernel_timeout "$kernel")}
 	# Under KASAN a file cannot be filled to the default limit in time: a
 	# smaller one lets the limit and slot-reuse tests run there too.
-	[ "$kernel" = debug ] && params="max_pending=65536"
+	if kernel_is_built "$kernel"; then params="max_pending=65536"; fi
 	[ -z "$KUNIT_FILTER" ] || append="kunit.filter_glob=$KUNIT_FILTER"
 	phase "booting $kernel guest ($suites; timeout ${timeout}s; logs in $out)"
 	local show=()
@@ -207,11 +234,18 @@ run_guest() {
 		--env "TWHEEL_MAIN_PARAMS=$params" "${show[@]+"${show[@]}"}" || rc=$?
 	[ "$rc" != 124 ] || parse_args+=(--timed-out)
 	[ "$rc" = 0 ] || [ "$rc" = 124 ] || record fail guest "$kernel" "qemu exited with status $rc (see $out/qemu.out)"
-	if [ "$kernel" = debug ] && want kunit; then parse_args+=(--expect-kunit); fi
+	if kernel_is_built "$kernel" && want kunit; then parse_args+=(--expect-kunit); fi
 	want userspace && parse_args+=(--expect-tap)
 	"$TWHEEL_ROOT/scripts/parse-results.sh" --kernel "$kernel" --results "$out/results.log" \
 		"${parse_args[@]+"${parse_args[@]}"}"
-	if splats=$("$TWHEEL_ROOT/scripts/scan-log.sh" "$out/console.log" "$out/results.log" | tee "$out/splats.txt"); then
+	# KCSAN kernels: the core kernel's own known races (explained in the
+	# file) do not count; every other report does.
+	local allow=${TWHEEL_SPLAT_ALLOW:-} known
+	if grep -qx 'CONFIG_KCSAN=y' "$(kernel_kdir "$kernel")/.config" 2>/dev/null; then
+		known=$(sed -e '/^#/d' -e '/^[[:space:]]*$/d' "$TWHEEL_ROOT/scripts/kconfig/kcsan-known-races" | paste -sd'|')
+		[ -z "$known" ] || allow=${allow:+$allow|}$known
+	fi
+	if splats=$(TWHEEL_SPLAT_ALLOW=$allow "$TWHEEL_ROOT/scripts/scan-log.sh" "$out/console.log" "$out/results.log" | tee "$out/splats.txt"); then
 		record pass splat "$kernel" "no kernel splats in console, dmesg, kmemleak"
 	else
 		printf '%s\n' "$splats" | sed 's/^/    /' >&2

@@ -7,7 +7,7 @@
 # (samples/twheel-demo.c) in the guest when it builds.  Exits 0 when the
 # module loaded and unloaded cleanly with no kernel splat.
 #
-# Usage: scripts/demo.sh [--kernel 6.12|6.1|debug]
+# Usage: scripts/demo.sh [--kernel NAME]   NAME: a kernel of scripts/kernels.conf
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -15,9 +15,12 @@ set -euo pipefail
 main() {
 	local kernel=6.12 out=$TWHEEL_BUILD/demo rc=0 splats
 	if [ "${1:-}" = --kernel ]; then kernel=$2; fi
+	kernel=$(kernel_name "$kernel")	# "7.2" is "debug-7.2"
 	lock_build_dir
 	"$TWHEEL_ROOT/scripts/deps.sh"
-	[ "$kernel" != debug ] || "$TWHEEL_ROOT/scripts/debug-kernel.sh" >/dev/null
+	if kernel_is_built "$kernel"; then
+		"$TWHEEL_ROOT/scripts/debug-kernel.sh" --kernel "$kernel" >/dev/null
+	fi
 	log "building twheel.ko for kernel $kernel"
 	"$TWHEEL_ROOT/scripts/build-kmod.sh" "$kernel" >"$TWHEEL_BUILD/demo-build.log" 2>&1 ||
 		{ tail -n 20 "$TWHEEL_BUILD/demo-build.log" >&2; die "module build failed"; }
@@ -27,9 +30,10 @@ main() {
 		log "samples/twheel-demo.c does not build (see $TWHEEL_BUILD/demo-samples.log); demo without twheel-demo"
 	fi
 	find "$(kmod_build_dir "$kernel")" -name 'twheel.ko' -exec cp {} "$out/modules/" \;
-	log "booting Linux $(stock_release "$kernel" 2>/dev/null || echo "$kernel") in QEMU (TCG, 2 CPUs)..."
+	log "booting Linux $(kernel_release "$kernel" 2>/dev/null || echo "$kernel") in QEMU (TCG, 2 CPUs)..."
 	"$TWHEEL_ROOT/scripts/vm-run" --kernel "$kernel" --payload "$TWHEEL_ROOT/scripts/guest/demo.sh" \
-		--out "$out" --modules "$out/modules" --tests "$out/tests" --timeout 180 || rc=$?
+		--out "$out" --modules "$out/modules" --tests "$out/tests" \
+		--timeout "$(kernel_timeout "$kernel")" || rc=$?
 	echo
 	awk '/^@@ BEGIN text demo$/ { on = 1; next } /^@@ END / { on = 0 } on' "$out/results.log"
 	echo

@@ -6,19 +6,23 @@
 # Idempotent and silent when everything is present; runs `apt-get update`
 # only when something has to be installed.  Needs root (or sudo).
 set -euo pipefail
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/lib.sh"
 
 PACKAGES=(
 	# toolchain, kernel build, static test binaries
 	build-essential libc6-dev flex bison bc libelf-dev libssl-dev dwarves
 	kmod cpio xz-utils perl
-	# kernels: stock 6.1, stock 6.12 (images + headers), 6.12 source for the debug kernel
-	linux-image-amd64 linux-headers-amd64
-	linux-image-6.12-amd64 linux-headers-6.12-amd64 linux-source-6.12
 	# guests and static checks
 	qemu-system-x86 busybox-static sparse
 	# userspace tests (gcc-multilib: the 32-bit half of compat_test) and benchmarks
 	gcc-multilib liburing-dev stress-ng rt-tests gnuplot-nox
 )
+# Kernels: the stock images + headers and the linux-source packages of the
+# matrix (scripts/kernels.conf) that come from the machine's own suite; other
+# suites' packages are fetched by scripts/debian-fetch.sh when a kernel is built.
+mapfile -t KERNEL_PACKAGES < <(kernel_packages)
+PACKAGES+=("${KERNEL_PACKAGES[@]}")
 
 missing_packages() {
 	local p status

@@ -3,67 +3,131 @@
 #
 # lib.sh - helpers shared by twheel's harness scripts (sourced, not run).
 #
-# Kernels are named by three short names everywhere in the harness:
-#   debug  the debug test kernel built from Debian's linux-source (KUnit, KASAN...)
-#   6.1    Debian's stock 6.1 kernel (linux-image-amd64 / linux-headers-amd64)
-#   6.12   Debian's stock 6.12 kernel (linux-image-6.12-amd64 / linux-headers-6.12-amd64)
-# kernel_image/kernel_kdir map a name to its bzImage and its build tree.
+# Kernels: scripts/kernels.conf is the matrix, one line per kernel (name,
+# type build|stock, suite, series, guest timeout, fragments or flavour).
+# Every harness script asks the functions below; none names a kernel itself.
+#   kernel_image/kernel_kdir  map a name to its bzImage and its build tree.
 
 TWHEEL_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 TWHEEL_CACHE=${TWHEEL_CACHE:-$HOME/.cache/twheel}
 TWHEEL_BUILD=${TWHEEL_BUILD:-$TWHEEL_ROOT/build}
-# The Debian source package the debug kernel is built from.
-TWHEEL_DEBUG_SERIES=${TWHEEL_DEBUG_SERIES:-6.12}
-TWHEEL_ALL_KERNELS="debug 6.1 6.12"
+TWHEEL_KERNELS_CONF=${TWHEEL_KERNELS_CONF:-$TWHEEL_ROOT/scripts/kernels.conf}
 
 log() { printf '%s\n' "twheel: $*" >&2; }
 die() { printf '%s\n' "twheel: error: $*" >&2; exit 1; }
 
-# Newest installed stock image of a series, e.g. "6.1" -> 6.1.0-57-amd64.
+# The table without comments: "name type suite series timeout extra...".
+kernel_table() { sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$TWHEEL_KERNELS_CONF"; }
+
+TWHEEL_ALL_KERNELS=$(kernel_table | awk '{ printf "%s%s", sep, $1; sep = " " }')
+
+# The line of kernel $1; "7.2" also finds "debug-7.2" (there is no stock 7.2).
+kernel_line() {
+	local line
+	line=$(kernel_table | awk -v n="$1" '$1 == n { print; exit }')
+	[ -n "$line" ] || line=$(kernel_table | awk -v n="debug-$1" '$1 == n { print; exit }')
+	[ -n "$line" ] || die "unknown kernel '$1' (known: $TWHEEL_ALL_KERNELS; see scripts/kernels.conf)"
+	printf '%s\n' "$line"
+}
+kernel_name() { kernel_line "$1" | awk '{ print $1 }'; }
+kernel_type() { kernel_line "$1" | awk '{ print $2 }'; }
+kernel_suite() { kernel_line "$1" | awk '{ print $3 }'; }
+kernel_series() { kernel_line "$1" | awk '{ print $4 }'; }
+kernel_timeout() { kernel_line "$1" | awk '{ print $5 }'; }
+kernel_extra() { kernel_line "$1" | awk '{ for (i = 6; i <= NF; i++) printf "%s%s", $i, (i < NF ? " " : "\n") }'; }
+# Built kernels carry KUnit, the sanitizers and the debug boot options.
+kernel_is_built() { [ "$(kernel_type "$1")" = build ]; }
+
+# Newest installed stock image of a series and flavour, e.g. "6.1 amd64" ->
+# 6.1.0-57-amd64, "6.12 rt-amd64" -> 6.12.117+deb12-rt-amd64.
 # Prints the release string (what `uname -r` says in that kernel).
 stock_release() {
-	local series=$1 f best=""
-	for f in /boot/vmlinuz-"$series".*-amd64; do
+	local series=$1 flavour=${2:-amd64} f best=""
+	for f in /boot/vmlinuz-"$series".*-"$flavour"; do
 		[ -e "$f" ] || continue
 		f=${f#/boot/vmlinuz-}
 		# 6.1 must not match 6.12: the char after the series is a dot.
 		case $f in "$series".*) ;; *) continue ;; esac
+		# The amd64 flavour must not match rt-amd64 or cloud-amd64.
+		case ${f%-"$flavour"} in *-rt | *-cloud) continue ;; esac
 		best=$(printf '%s\n%s\n' "$best" "$f" | sed '/^$/d' | sort -V | tail -n1)
 	done
-	[ -n "$best" ] || die "no /boot/vmlinuz-$series.*-amd64: run scripts/deps.sh"
+	[ -n "$best" ] || die "no /boot/vmlinuz-$series.*-$flavour: run scripts/deps.sh"
 	printf '%s\n' "$best"
 }
 
-debug_src_version() {
-	dpkg-query -W -f='${Version}' "linux-source-$TWHEEL_DEBUG_SERIES" 2>/dev/null ||
-		die "linux-source-$TWHEEL_DEBUG_SERIES is not installed: run scripts/deps.sh"
+# Release of a stock kernel of the matrix, by name.
+kernel_release() {
+	[ "$(kernel_type "$1")" = stock ] || die "kernel '$1' is not a stock kernel"
+	[ "$(kernel_suite "$1")" = - ] ||
+		die "kernel '$1': stock kernels come from the machine's own suite (suite '-')"
+	stock_release "$(kernel_series "$1")" "$(kernel_extra "$1")"
 }
 
-# Cache key of the debug kernel: source package version + fragment + compiler.
-debug_kernel_key() {
-	local ver hash
-	ver=$(debug_src_version | tr -c 'A-Za-z0-9.\n-' '_')
-	hash=$( { cat "$TWHEEL_ROOT/scripts/debug-kernel.config"; gcc --version | head -n1; } |
+# Version of the linux-source package a built kernel comes from.
+kernel_src_version() {
+	local series suite
+	series=$(kernel_series "$1")
+	suite=$(kernel_suite "$1")
+	if [ "$suite" = - ]; then
+		dpkg-query -W -f='${Version}' "linux-source-$series" 2>/dev/null ||
+			die "linux-source-$series is not installed: run scripts/deps.sh"
+	else
+		"$TWHEEL_ROOT/scripts/debian-fetch.sh" "$suite" --version "linux-source-$series"
+	fi
+}
+
+# The config fragments of a built kernel, as paths.
+kernel_fragments() {
+	local f
+	for f in $(kernel_extra "$1"); do printf '%s\n' "$TWHEEL_ROOT/scripts/kconfig/$f"; done
+}
+
+# Cache key of a built kernel: name + source package version + hash of
+# (its fragments, compiler).  The 6.12 debug kernel keeps the key it had
+# before the matrix existed ("debug-<version>-<hash>").
+build_kernel_key() {
+	local name ver hash
+	name=$(kernel_name "$1")
+	ver=$(kernel_src_version "$name" | tr -c 'A-Za-z0-9.\n-' '_')
+	# shellcheck disable=SC2046 # one path per line, no spaces
+	hash=$( { cat $(kernel_fragments "$name"); gcc --version | head -n1; } |
 		sha256sum | cut -c1-12)
-	printf 'debug-%s-%s\n' "$ver" "$hash"
+	printf '%s-%s-%s\n' "$name" "$ver" "$hash"
 }
 
-debug_kernel_dir() { printf '%s/kernel/%s\n' "$TWHEEL_CACHE" "$(debug_kernel_key)"; }
+build_kernel_dir() { printf '%s/kernel/%s\n' "$TWHEEL_CACHE" "$(build_kernel_key "$1")"; }
 
 kernel_kdir() {
-	case $1 in
-	debug) debug_kernel_dir ;;
-	6.1 | 6.12) printf '/usr/src/linux-headers-%s\n' "$(stock_release "$1")" ;;
-	*) die "unknown kernel '$1' (known: $TWHEEL_ALL_KERNELS)" ;;
+	case $(kernel_type "$1") in
+	build) build_kernel_dir "$1" ;;
+	stock) printf '/usr/src/linux-headers-%s\n' "$(kernel_release "$1")" ;;
 	esac
 }
 
 kernel_image() {
-	case $1 in
-	debug) printf '%s/arch/x86/boot/bzImage\n' "$(debug_kernel_dir)" ;;
-	6.1 | 6.12) printf '/boot/vmlinuz-%s\n' "$(stock_release "$1")" ;;
-	*) die "unknown kernel '$1' (known: $TWHEEL_ALL_KERNELS)" ;;
+	case $(kernel_type "$1") in
+	build) printf '%s/arch/x86/boot/bzImage\n' "$(build_kernel_dir "$1")" ;;
+	stock) printf '/boot/vmlinuz-%s\n' "$(kernel_release "$1")" ;;
 	esac
+}
+
+# Debian packages of the stock kernels and the installed linux-source of the
+# built ones (for scripts/deps.sh).
+kernel_packages() {
+	local name type suite series extra
+	kernel_table | while read -r name type suite series _ extra; do
+		[ "$suite" = - ] || continue
+		case $type in
+		build) printf 'linux-source-%s\n' "$series" ;;
+		stock)
+			case $series in
+			6.1) printf 'linux-image-amd64\nlinux-headers-amd64\n' ;;
+			*) printf 'linux-image-%s-%s\nlinux-headers-%s-%s\n' "$series" "$extra" "$series" "$extra" ;;
+			esac
+			;;
+		esac
+	done | sort -u
 }
 
 # Where the module tree for kernel $1 is copied and built.
@@ -111,8 +175,8 @@ record() {
 	name=$(printf '%s' "$name" | tr '\t\n' '  ')
 	printf '%s\t%s\t%s\t%s\n' "$status" "$suite" "$kernel" "$name" >>"$TWHEEL_LEDGER"
 	case $status in
-	pass) printf '  PASS  %-18s %-6s %s\n' "$suite" "$kernel" "$name" >&2 ;;
-	fail) printf '  FAIL  %-18s %-6s %s\n' "$suite" "$kernel" "$name" >&2 ;;
-	*) printf '  SKIP  %-18s %-6s %s\n' "$suite" "$kernel" "$name" >&2 ;;
+	pass) printf '  PASS  %-18s %-9s %s\n' "$suite" "$kernel" "$name" >&2 ;;
+	fail) printf '  FAIL  %-18s %-9s %s\n' "$suite" "$kernel" "$name" >&2 ;;
+	*) printf '  SKIP  %-18s %-9s %s\n' "$suite" "$kernel" "$name" >&2 ;;
 	esac
 }

@@ -18,16 +18,16 @@ awk -F'\t' '
 		if (!(key in seen)) { seen[key] = 1; order[++n] = key }
 		count[key, $1]++
 		total[$1]++
-		if ($1 == "fail") fails[++nf] = sprintf("  FAIL  %-12s %-6s %s", $2, $3, $4)
-		if ($1 == "skip") skips[++ns] = sprintf("  SKIP  %-12s %-6s %s", $2, $3, $4)
+		if ($1 == "fail") fails[++nf] = sprintf("  FAIL  %-12s %-9s %s", $2, $3, $4)
+		if ($1 == "skip") skips[++ns] = sprintf("  SKIP  %-12s %-9s %s", $2, $3, $4)
 	}
 	END {
 		print ""
 		print "==================== twheel check summary ===================="
-		printf "  %-12s %-7s %7s %7s %8s\n", "suite", "kernel", "passed", "failed", "skipped"
+		printf "  %-12s %-9s %7s %7s %8s\n", "suite", "kernel", "passed", "failed", "skipped"
 		for (i = 1; i <= n; i++) {
 			split(order[i], k, "\t")
-			printf "  %-12s %-7s %7d %7d %8d\n", k[1], k[2], count[order[i], "pass"], \
+			printf "  %-12s %-9s %7d %7d %8d\n", k[1], k[2], count[order[i], "pass"], \
 				count[order[i], "fail"], count[order[i], "skip"]
 		}
 		if (ns) { print ""; print "Skipped (not counted as passed):"; for (i = 1; i <= ns; i++) print skips[i] }

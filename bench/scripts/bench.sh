@@ -123,7 +123,7 @@ run_guest() {
 	local timeout mem files=() rc=0 vmpid
 	if [ "$QUICK" = 1 ]; then timeout=240 mem=2048; else timeout=1080 mem=4096; fi
 	mapfile -t files < <(stress_files)
-	log "bench: booting Linux $(stock_release "$KERNEL") in QEMU (TCG, 2 vCPUs, ${mem} MB)"
+	log "bench: booting Linux $(kernel_release "$KERNEL") in QEMU (TCG, 2 vCPUs, ${mem} MB)"
 	mkdir -p "$OUT/run"
 	: >"$OUT/run/console.log"
 	"$TWHEEL_ROOT/scripts/vm-run" --kernel "$KERNEL" --payload "$BENCH_DIR/scripts/bench-guest.sh" \
