@@ -133,6 +133,13 @@ build_userspace() {
 		tail -n 20 "$log" >&2
 		record fail build - "userspace-test build failed: see $log"
 	fi
+	# pkg (issue 12): libtwheel's tests run in the guests with the suite.
+	if make -C "$TWHEEL_ROOT/lib" tests >>"$log" 2>&1; then
+		record pass build - "lib/out/lib_test builds"
+	else
+		tail -n 20 "$log" >&2
+		record fail build - "lib/out/lib_test build failed: see $log"
+	fi
 }
 
 # Build kmod for one kernel (incremental); on the debug kernel, W=1 must be clean.
@@ -181,12 +188,17 @@ run_guest() {
 	phase "booting $kernel guest ($suites; timeout ${timeout}s; logs in $out)"
 	local show=()
 	[ "$SHOW" = 1 ] && show=(--show)
+	# pkg (issue 12): libtwheel's test program, beside the suite's.
+	local extra=()
+	[ -n "$TESTS_DIR" ] || [ ! -x "$TWHEEL_ROOT/lib/out/lib_test" ] ||
+		extra=(--file "$TWHEEL_ROOT/lib/out/lib_test:/tests/lib_test")
 	"$TWHEEL_ROOT/scripts/vm-run" --kernel "$kernel" --payload "$TWHEEL_ROOT/scripts/guest/check.sh" \
 		--out "$out" --modules "$out/modules" --tests "${TESTS_DIR:-$TWHEEL_ROOT/userspace-test/out}" \
 		--timeout "$timeout" --append "$append" \
 		--env "TWHEEL_SUITES=$suites" --env "TWHEEL_TESTS=${TESTS:-*_test}" \
 		--env "TWHEEL_TEST_TIMEOUT=${TWHEEL_TEST_TIMEOUT:-120}" --env "TWHEEL_MAIN_MODULE=$MAIN_MODULE" \
-		--env "TWHEEL_MAIN_PARAMS=$params" "${show[@]+"${show[@]}"}" || rc=$?
+		--env "TWHEEL_MAIN_PARAMS=$params" "${show[@]+"${show[@]}"}" \
+		"${extra[@]+"${extra[@]}"}" || rc=$?
 	[ "$rc" != 124 ] || parse_args+=(--timed-out)
 	[ "$rc" = 0 ] || [ "$rc" = 124 ] || record fail guest "$kernel" "qemu exited with status $rc (see $out/qemu.out)"
 	if [ "$kernel" = debug ] && want kunit; then parse_args+=(--expect-kunit); fi
