@@ -17,7 +17,9 @@
 #
 # Options (make variables in brackets):
 #   --kernels "debug 6.1 6.12"   kernels to boot [KERNELS]
-#   --suites "static kunit example userspace harness"   what to run [SUITES]
+#   --suites "static kunit example userspace harness install"   what to run [SUITES]
+#                                (install: scripts/check-install.sh, the Debian
+#                                packages installed on this machine, DKMS, guests)
 #   --tests GLOB                 userspace programs to run, e.g. 'timeout*_test' [TESTS]
 #   --kunit-filter GLOB          kunit.filter_glob for the debug guest [KUNIT_FILTER]
 #   --show                       stream guest consoles to the terminal [SHOW=1]
@@ -35,7 +37,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 KERNELS=${KERNELS:-$TWHEEL_ALL_KERNELS}
-SUITES=${SUITES:-static kunit example userspace harness}
+SUITES=${SUITES:-static kunit example userspace harness install}
 TESTS=${TESTS:-}
 KUNIT_FILTER=${KUNIT_FILTER:-}
 SHOW=${SHOW:-0}
@@ -240,6 +242,16 @@ main() {
 				record fail guest "$k" "guest not booted: the build failed"
 			fi
 		done
+	fi
+	# pkg (issue 12): the "install" suite, scripts/check-install.sh.
+	if want install; then
+		phase "install suite (scripts/check-install.sh: make deb, apt-get install, DKMS, guests)"
+		local stock="" opts=()
+		for k in $KERNELS; do case $k in 6.1 | 6.12) stock="$stock $k" ;; esac; done
+		[ -z "$TESTS" ] || opts+=(--tests "$TESTS")
+		[ "$SHOW" = 0 ] || opts+=(--show)
+		"$TWHEEL_ROOT/scripts/check-install.sh" --kernels "${stock# }" "${opts[@]+"${opts[@]}"}" ||
+			record fail install - "scripts/check-install.sh failed"
 	fi
 	if want harness; then
 		"$TWHEEL_ROOT/scripts/debug-kernel.sh" >/dev/null || record fail build debug "debug kernel builds"
