@@ -104,8 +104,10 @@ TWHEEL_GROUP ?= root
 TWHEEL_MODE ?= 0666
 
 PKG_OUT := build/pkg
-# The kernel release of KDIR (what depmod and /lib/modules are keyed by).
-KRELEASE = $(shell cat $(KDIR)/include/config/kernel.release 2>/dev/null)
+# The kernel release of KDIR (what depmod and /lib/modules are keyed by):
+# UTS_RELEASE, as modules_install uses it (Debian's headers have the upstream
+# version in include/config/kernel.release, e.g. 6.1.192 for 6.1.0-57-amd64).
+KRELEASE = $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' $(KDIR)/include/generated/utsrelease.h 2>/dev/null)
 # Module source tree for DKMS: everything `make modules` needs.
 DKMS_FILES = Kbuild Makefile kmod uapi $(wildcard samples)
 LIB_VARS = PREFIX=$(PREFIX) LIBDIR=$(LIBDIR) INCLUDEDIR=$(INCLUDEDIR) DESTDIR=$(DESTDIR)
@@ -122,11 +124,13 @@ cli: lib
 man:
 	$(MAKE) -C man
 
-$(PKG_OUT)/60-twheel.rules: packaging/60-twheel.rules.in Makefile
+# Generated on every use: TWHEEL_GROUP/TWHEEL_MODE may differ between runs.
+.PHONY: FORCE
+$(PKG_OUT)/60-twheel.rules: packaging/60-twheel.rules.in FORCE
 	@mkdir -p $(dir $@)
 	sed -e 's|@GROUP@|$(TWHEEL_GROUP)|g' -e 's|@MODE@|$(TWHEEL_MODE)|g' $< >$@
 
-$(PKG_OUT)/dkms.conf: packaging/dkms.conf.in Makefile
+$(PKG_OUT)/dkms.conf: packaging/dkms.conf.in FORCE
 	@mkdir -p $(dir $@)
 	sed -e 's|@VERSION@|$(TWHEEL_VERSION)|g' $< >$@
 
@@ -135,14 +139,15 @@ install: install-module install-data
 	$(MAKE) -C cli install DESTDIR=$(DESTDIR) BINDIR=$(BINDIR)
 	$(MAKE) -C man install DESTDIR=$(DESTDIR) MANDIR=$(MANDIR)
 
-# modules_install installs every module of the tree; only twheel.ko is for
+# modules_install into updates/twheel/ (DKMS uses updates/dkms/, so the two
+# never remove each other's module); it installs every module of the tree; only twheel.ko is for
 # hosts (the example client module is for tests), so the others are removed.
 # depmod runs for the installed tree only when DESTDIR is empty (packagers
 # run it on the target).
 install-module: modules
-	@[ -n "$(KRELEASE)" ] || { echo "twheel: cannot read $(KDIR)/include/config/kernel.release"; exit 2; }
-	$(MAKE) -C $(KDIR) M=$(PWD) INSTALL_MOD_PATH=$(DESTDIR) INSTALL_MOD_DIR=updates modules_install
-	find $(DESTDIR)/lib/modules/$(KRELEASE)/updates -name 'twheel_*.ko*' -delete
+	@[ -n "$(KRELEASE)" ] || { echo "twheel: no UTS_RELEASE in $(KDIR)/include/generated/utsrelease.h"; exit 2; }
+	$(MAKE) -C $(KDIR) M=$(PWD) INSTALL_MOD_PATH=$(DESTDIR) INSTALL_MOD_DIR=updates/twheel modules_install
+	find $(DESTDIR)/lib/modules/$(KRELEASE)/updates/twheel -name 'twheel_*.ko*' -delete
 	@if [ -z "$(DESTDIR)" ]; then echo depmod -a $(KRELEASE); depmod -a $(KRELEASE); fi
 
 # Everything but the module and the library: ABI header, udev rule,
@@ -155,7 +160,7 @@ install-data: $(PKG_OUT)/60-twheel.rules
 
 uninstall:
 	@if [ -n "$(KRELEASE)" ]; then \
-		rm -f $(DESTDIR)/lib/modules/$(KRELEASE)/updates/twheel.ko*; \
+		rm -rf $(DESTDIR)/lib/modules/$(KRELEASE)/updates/twheel; \
 		if [ -z "$(DESTDIR)" ]; then depmod -a $(KRELEASE); fi; \
 	fi
 	rm -f $(DESTDIR)$(INCLUDEDIR)/linux/twheel.h $(DESTDIR)$(UDEVRULESDIR)/60-twheel.rules \
