@@ -187,6 +187,8 @@ dkms-install: install-dkms-source install-data
 dkms-uninstall:
 	-dkms remove -m twheel -v $(TWHEEL_VERSION) --all
 	rm -rf $(DKMS_SRCDIR)
+	rm -f $(INCLUDEDIR)/linux/twheel.h $(UDEVRULESDIR)/60-twheel.rules \
+	      $(MODULESLOADDIR)/twheel.conf $(MODPROBEDIR)/twheel.conf
 
 deb:
 	@scripts/deb.sh
