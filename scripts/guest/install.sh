@@ -71,8 +71,8 @@ step cli-info twheel info
 step cli-sleep twheel sleep 20ms
 step cli-arm sh -c 'test "$(twheel arm --period 10ms --count 3 10ms | wc -l)" = 3'
 step cli-stat twheel stat
-# --watch prints a table every second until killed: 2 or more in 3.5 s.
-step cli-stat-watch sh -c 'test "$(timeout 3.5 twheel stat --watch 1 | grep -c "^all ")" -ge 2'
+# --watch prints a table every second until killed: 2 or more in 4 s.
+step cli-stat-watch sh -c 'test "$(timeout 4 twheel stat --watch 1 | grep -c "^all ")" -ge 2'
 # twheel ps sees a process holding /dev/twheel.
 twheel sleep 5s &
 _sleeper=$!
