@@ -1,313 +1,282 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * dev_file.c - the timeouts of one open /dev/twheel file
+ * dev_file.c - /dev/twheel: the open file and the timeouts it owns
  *
- * Each open file owns a set of timeouts, found by handle in an xarray. A
- * handle is the timeout's slot in that xarray (lower 32 bits) and a
- * generation (upper 32 bits). Neither slot 0 nor generation 0 is ever handed
- * out, so no handle is 0.
+ * Every open gives a private set of timeouts (struct twdev_file). Requests
+ * come checked from dev_ioctl.c and are applied here: arm, re-arm, cancel.
+ * Expiries reach the file through dev_read.c, which also serves read() and
+ * poll. Closing the file shuts down and frees all of its timeouts.
+ *
+ * The device is mode 0666, like timerfd_create() which any user may call.
+ * What one user can make the kernel hold is bounded: live timeouts per file
+ * (max_pending), timeouts per user over all of that user's files
+ * (max_user_timeouts, like epoll's max_user_watches: a share of RAM), and
+ * each timeout's memory is charged to the memory cgroup of the task whose
+ * arm allocated it. The shortest period is one tick, and a periodic timeout
+ * is re-armed only when its record is read.
+ *
+ * Handles
+ * -------
+ * A timeout is found by handle in an xarray: its slot (lower 32 bits) and
+ * the slot's generation XORed with the file's random key (upper 32 bits).
+ * Slot 0 is never handed out and the upper half is never 0, so no handle is
+ * 0. Each slot counts its own generations: every new handle of a slot takes
+ * the next one, and a slot whose generations are used up is retired (kept,
+ * never reused, freed on close), so no handle is ever handed out twice by a
+ * file, however long it lives; nothing another file or user does changes
+ * that. A stale handle finds no live timeout with its handle (-ENOENT). The
+ * key makes another file's handle miss too: two files hand out the same
+ * handle only by chance, one in 2^32, never by a pattern of use.
  *
  * Reuse
  * -----
  * A timeout that dies (cancelled, or a one-shot whose record was read) keeps
- * its slot and goes on the file's free list, up to TWHEEL_FREE_MAX of them;
- * an arm takes a timeout from there before it allocates one. Churn (arm,
- * cancel, arm...) then costs no slab allocation, no memory cgroup charge and
- * no change to the xarray. A dead timeout stays charged to the memory
- * cgroup that allocated it, does not count against the per-file limit and is
- * freed on close; its stored handle has generation 0, which no handle has,
- * so no handle reaches it. A new slot is the lowest free one, which keeps
- * the xarray dense.
- *
- * Generations
- * -----------
- * Generations come from a module-wide counter, so no two files share one. A
- * file hands out its current generation, @gen, until a handle of that
- * generation dies (@gen_spent); the next arm then takes a new one. So a slot
- * never gets the same generation twice: a slot is handed out again only
- * after its handle died, and if that handle had the current generation, the
- * current generation changes before the next handle is made. A stale
- * handle, or one from another file, finds no timeout or one whose stored
- * handle differs (-ENOENT).
- *
- * The counter goes up once per open and at most once per arm. Under churn a
- * file takes a new generation about once per round of the timeouts it has
- * in flight, and at every arm only if it arms and cancels a single timeout
- * over and over. A handle could be mistaken for a newer one only if it were
- * kept while the counter went all the way round (2^32 - 1 generations,
- * machine-wide) and its slot were then live with exactly its generation.
- *
- * The timeout is its own event: when it expires, its callback stores the
- * expiry time and sets the READY mark on its slot; read() finds marked slots,
- * copies their records out and then consumes them. Nothing is allocated on
- * the expiry path, and a cancel or re-arm drops a queued record by clearing
- * the mark. Like timerfd, a periodic timeout is re-armed when its record is
- * read, never by its callback: a short period cannot keep a CPU busy while
- * nobody reads, and a reader that fell behind sees one record with an
- * overrun count (fixed rate) instead of a queue of them.
+ * its slot and goes on the file's free list, up to TWDEV_FREE_MAX of them;
+ * an arm takes a timeout from there before it allocates one. Churn then
+ * costs no slab allocation, no memory cgroup charge and no change to the
+ * xarray. A dead timeout stays charged (memory cgroup and user), does not
+ * count against the per-file limit and is freed on close. A new slot is the
+ * lowest free one, which keeps the xarray dense.
  *
  * Locking
  * -------
  * tf->lock (a mutex) serialises every ioctl that touches timeouts and every
  * read() of the file. The set of timeouts, their handles, deadlines and
- * periods, the free list and the counters @nr_live, @nr_free, @gen,
- * @gen_spent and @read_cursor only change under it, in process context, so
- * read() may copy a record to userspace and only then consume it (a fault
- * that stalls in the caller's memory holds up only this file's ioctls and
- * reads, interruptibly).
+ * periods, the free list and the counters @nr_live, @nr_free and
+ * @read_cursor only change under it, in process context.
  *
  * The xarray's own lock (taken with softirqs disabled; the callbacks run in
  * softirq context) guards what a callback changes: the READY marks,
- * tf->nr_queued and the timeout's @expired. The callback takes only that
- * lock and, inside it, the wait queue's; it never takes tf->lock, so
- * twheel_cancel_sync() may be called with tf->lock held, but never with the
- * xa_lock held. Only tf->lock holders clear marks and lower nr_queued, so a
- * tf->lock holder that reads nr_queued as 0 knows that no timeout whose
- * callback it has waited for has a record queued.
+ * tf->nr_queued and the timeout's @expired (see dev_read.c). The callback
+ * never takes tf->lock, so twheel_cancel_sync() may be called with tf->lock
+ * held, but never with the xa_lock held.
  *
- * The callback wakes the wait queue with the xa_lock still held and does
- * nothing to the file after it drops it. A timeout dies only once its
- * callback cannot run (twheel_cancel_sync(), also when a one-shot's record
- * is consumed), so a dead timeout, cached or freed, is touched by no
- * callback: an arm may reuse it on any CPU, and release may free it after
- * cancelling what is left.
+ * A timeout dies only once its callback cannot run (twheel_cancel_sync(),
+ * also when a one-shot's record is consumed), so a dead timeout, cached or
+ * freed, is touched by no callback: an arm may reuse it on any CPU, and
+ * release may free it after shutting down what is left.
+ *
+ * twdev_users_lock guards the table of users and their reference counts;
+ * a user's count of timeouts is an atomic.
  *
  * Lock order: tf->lock, then the xa_lock, then tf->wqh.lock.
  */
-#include <linux/atomic.h>
-#include <linux/cpumask.h>
+#include <linux/compat.h>
+#include <linux/cred.h>
 #include <linux/err.h>
-#include <linux/ktime.h>
-#include <linux/math64.h>
-#include <linux/overflow.h>
-#include <linux/poll.h>
+#include <linux/fs.h>
+#include <linux/hashtable.h>
+#include <linux/miscdevice.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/random.h>
 #include <linux/sched.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
-#include <linux/timekeeping.h>
-#include <linux/uaccess.h>
-#include <linux/twheel.h>
+#include <linux/spinlock.h>
+#include <linux/uidgid.h>
+#include <kunit/visibility.h>
+#include <uapi/linux/twheel.h>
 
-#include "twheel.h"
-#include "twheel_internal.h"
-#include "dev_file.h"
-
-/* Slot mark of a timeout whose record is waiting to be read. */
-#define TWHEEL_READY		XA_MARK_1
+#include "dev.h"
+#include "wheel.h"
 
 /* Dead timeouts a file keeps for reuse (still charged to its memcg). */
-#define TWHEEL_FREE_MAX		1024U
+#define TWDEV_FREE_MAX		1024U
+/* Default and most live timeouts one open file may hold. */
+#define TWDEV_MAX_PENDING_DEFAULT	1048576U
+#define TWDEV_MAX_PENDING_MAX		67108864U
+/*
+ * Kernel memory one timeout costs, for the default per-user limit: the
+ * object (96 bytes) and its share of the xarray, rounded up.
+ */
+#define TWDEV_TIMEOUT_COST	128UL
+/* Share of RAM one user's timeouts may take by default: 1/25, i.e. 4%. */
+#define TWDEV_USER_RAM_DIVISOR	25UL
 
 /*
  * Per-timeout memory is charged to the caller's memory cgroup. Past its
  * limit an arm fails with -ENOMEM instead of waking the OOM killer, and a
  * failure is the caller's business: no allocation warning.
  */
-#define TWHEEL_GFP		(GFP_KERNEL_ACCOUNT | __GFP_NORETRY | \
+#define TWDEV_GFP		(GFP_KERNEL_ACCOUNT | __GFP_NORETRY | \
 				 __GFP_NOWARN)
 
-/**
- * struct twheel_dev_timeout - one timeout of an open file
- * @tw: the wheel's timeout
- * @tf: the file that owns it
- * @handle: its handle: its slot in the lower half, its generation in the
- *	upper half (0 while it is on the free list)
- * @cookie: the caller's cookie (live timeouts)
- * @next_free: next timeout on the file's free list (dead timeouts)
- * @deadline: CLOCK_MONOTONIC deadline of the current arming, in ns
- * @expired: when the callback ran for that arming (under the xa_lock)
- * @period: 0 for a one-shot timeout, else the period in ns
- * @cpu: CPU it was armed on, or TWHEEL_CPU_LOCAL
- * @flags: TWHEEL_ARM_FIXED_DELAY or 0
- */
-struct twheel_dev_timeout {
-	struct twheel_timeout tw;
-	struct twheel_file *tf;
-	u64 handle;
-	union {
-		u64 cookie;
-		struct twheel_dev_timeout *next_free;
-	};
-	u64 deadline;
-	u64 expired;
-	u64 period;
-	s32 cpu;
-	u32 flags;
-};
+static unsigned int max_pending = TWDEV_MAX_PENDING_DEFAULT;
 
-/**
- * struct twheel_record - a record on its way to userspace
- * @ev: the record as read() returns it
- * @tdt: the timeout it belongs to
- * @now: when it was filled in
- * @next: next deadline of a periodic timeout
- */
-struct twheel_record {
-	struct twheel_event ev;
-	struct twheel_dev_timeout *tdt;
-	u64 now;
-	u64 next;
-};
-
-static struct kmem_cache *twheel_timeout_cache;
-
-/* Source of handle generations; see the top of this file. */
-static atomic_t twheel_gen_seq = ATOMIC_INIT(0);
-
-/* A generation no file has had yet (until the counter wraps); never 0. */
-static u32 twheel_new_gen(void)
+static int max_pending_set(const char *val, const struct kernel_param *kp)
 {
-	u32 gen;
-
-	do {
-		gen = atomic_inc_return(&twheel_gen_seq);
-	} while (!gen);
-	return gen;
+	return param_set_uint_minmax(val, kp, 1, TWDEV_MAX_PENDING_MAX);
 }
 
-static u32 twheel_slot(const struct twheel_dev_timeout *tdt)
+static const struct kernel_param_ops max_pending_ops = {
+	.set = max_pending_set,
+	.get = param_get_uint,
+};
+
+module_param_cb(max_pending, &max_pending_ops, &max_pending, 0444);
+MODULE_PARM_DESC(max_pending, "Live timeouts per open /dev/twheel file, 1..67108864 (default 1048576)");
+
+static unsigned long max_user_timeouts;
+
+static int max_user_timeouts_set(const char *val,
+				 const struct kernel_param *kp)
+{
+	unsigned long v;
+	int ret;
+
+	ret = kstrtoul(val, 0, &v);
+	if (ret)
+		return ret;
+	WRITE_ONCE(max_user_timeouts, v);
+	return 0;
+}
+
+static const struct kernel_param_ops max_user_timeouts_ops = {
+	.set = max_user_timeouts_set,
+	.get = param_get_ulong,
+};
+
+module_param_cb(max_user_timeouts, &max_user_timeouts_ops,
+		&max_user_timeouts, 0644);
+MODULE_PARM_DESC(max_user_timeouts, "Timeouts one user may hold over all its files; 0 at load: 4% of RAM at 128 bytes each");
+
+/**
+ * twdev_max_user_timeouts() - the per-user limit in force
+ *
+ * Return: timeouts (live or cached) one user may hold over all its files.
+ */
+unsigned long twdev_max_user_timeouts(void)
+{
+	return READ_ONCE(max_user_timeouts);
+}
+
+/**
+ * struct twdev_user - the timeouts charged to one user
+ * @node: entry in twdev_users, keyed by @uid
+ * @uid: the real user ID of the files' openers (a kuid: user namespaces
+ *	map their IDs onto it, so a namespace gives no fresh allowance)
+ * @refs: open files of this user (under twdev_users_lock)
+ * @nr_timeouts: timeouts allocated for this user's files, live or cached
+ */
+struct twdev_user {
+	struct hlist_node node;
+	kuid_t uid;
+	unsigned int refs;
+	atomic_long_t nr_timeouts;
+};
+
+static DEFINE_HASHTABLE(twdev_users, 6);
+static DEFINE_SPINLOCK(twdev_users_lock);
+
+static struct kmem_cache *twdev_timeout_cache;
+
+/* The user record of @uid with one more reference, or NULL. */
+static struct twdev_user *twdev_user_get(kuid_t uid)
+{
+	struct twdev_user *u, *new;
+
+	new = kzalloc(sizeof(*new), GFP_KERNEL);
+	if (!new)
+		return NULL;
+	spin_lock(&twdev_users_lock);
+	hash_for_each_possible(twdev_users, u, node, __kuid_val(uid)) {
+		if (uid_eq(u->uid, uid)) {
+			u->refs++;
+			spin_unlock(&twdev_users_lock);
+			kfree(new);
+			return u;
+		}
+	}
+	new->uid = uid;
+	new->refs = 1;
+	hash_add(twdev_users, &new->node, __kuid_val(uid));
+	spin_unlock(&twdev_users_lock);
+	return new;
+}
+
+static void twdev_user_put(struct twdev_user *u)
+{
+	spin_lock(&twdev_users_lock);
+	if (--u->refs) {
+		u = NULL;
+	} else {
+		WARN_ON_ONCE(atomic_long_read(&u->nr_timeouts));
+		hash_del(&u->node);
+	}
+	spin_unlock(&twdev_users_lock);
+	kfree(u);
+}
+
+/* A new timeout for @tf's user, or -ENOSPC past the per-user limit. */
+static struct twdev_timeout *twdev_timeout_alloc(struct twdev_file *tf)
+{
+	struct twdev_timeout *tdt;
+
+	if (atomic_long_inc_return(&tf->user->nr_timeouts) >
+	    twdev_max_user_timeouts()) {
+		atomic_long_dec(&tf->user->nr_timeouts);
+		return ERR_PTR(-ENOSPC);
+	}
+	tdt = kmem_cache_zalloc(twdev_timeout_cache, TWDEV_GFP);
+	if (!tdt) {
+		atomic_long_dec(&tf->user->nr_timeouts);
+		return ERR_PTR(-ENOMEM);
+	}
+	twheel_timeout_init(&tdt->tw, twdev_expire);
+	tdt->tf = tf;
+	return tdt;
+}
+
+static void twdev_timeout_free(struct twdev_file *tf,
+			       struct twdev_timeout *tdt)
+{
+	kmem_cache_free(twdev_timeout_cache, tdt);
+	atomic_long_dec(&tf->user->nr_timeouts);
+}
+
+static u32 twdev_slot(const struct twdev_timeout *tdt)
 {
 	return lower_32_bits(tdt->handle);
 }
 
-/*
- * Softirq, on the CPU that owns the timeout, with no twheel lock held. The
- * timeout is not armed again until its record is consumed, so its mark is
- * clear here.
+/**
+ * twdev_put() - kill a live timeout that is neither armed nor running
+ * @tf: the file, with @tf->lock held
+ * @tdt: the timeout
+ *
+ * Its record goes, its handle dies, and it goes on the free list, back to
+ * the slab when that is full, or into retirement when its slot has used up
+ * its generations.
  */
-static void twheel_file_expire(struct twheel_timeout *t)
+void twdev_put(struct twdev_file *tf, struct twdev_timeout *tdt)
 {
-	struct twheel_dev_timeout *tdt =
-		container_of(t, struct twheel_dev_timeout, tw);
-	struct twheel_file *tf = tdt->tf;
+	u32 slot = twdev_slot(tdt);
 
-	xa_lock(&tf->timeouts);
-	tdt->expired = ktime_get_ns();
-	__xa_set_mark(&tf->timeouts, twheel_slot(tdt), TWHEEL_READY);
-	WRITE_ONCE(tf->nr_queued, tf->nr_queued + 1);
-	wake_up_poll(&tf->wqh, EPOLLIN | EPOLLRDNORM);
-	xa_unlock(&tf->timeouts);
-}
-
-/*
- * Drop the queued record of @tdt, if any. Caller holds tf->lock, and no
- * callback of @tdt can still queue one (it is not armed, and a callback that
- * ran was waited for or its record found): then its mark cannot change under
- * us, and with no record queued in the file it has none.
- */
-static void twheel_unqueue(struct twheel_file *tf,
-			   struct twheel_dev_timeout *tdt)
-{
-	if (!READ_ONCE(tf->nr_queued))
-		return;
-	xa_lock_bh(&tf->timeouts);
-	if (xa_get_mark(&tf->timeouts, twheel_slot(tdt), TWHEEL_READY)) {
-		__xa_clear_mark(&tf->timeouts, twheel_slot(tdt), TWHEEL_READY);
-		WRITE_ONCE(tf->nr_queued, tf->nr_queued - 1);
-	}
-	xa_unlock_bh(&tf->timeouts);
-}
-
-/*
- * Kill a live timeout that is neither armed nor running: its record goes,
- * its handle dies, and it goes on the free list or, when that is full, back
- * to the slab. Caller holds tf->lock.
- */
-static void twheel_put(struct twheel_file *tf, struct twheel_dev_timeout *tdt)
-{
-	u32 slot = twheel_slot(tdt);
-
-	twheel_unqueue(tf, tdt);
-	if (upper_32_bits(tdt->handle) == tf->gen)
-		tf->gen_spent = true;
+	twdev_unqueue(tf, tdt);
 	WRITE_ONCE(tf->nr_live, tf->nr_live - 1);
-	if (tf->nr_free < TWHEEL_FREE_MAX) {
-		tdt->handle = slot;
+	tdt->handle = slot;
+	if (tdt->gen >= TWDEV_GEN_LAST)
+		return;
+	if (tf->nr_free < TWDEV_FREE_MAX) {
 		tdt->next_free = tf->free;
 		tf->free = tdt;
 		WRITE_ONCE(tf->nr_free, tf->nr_free + 1);
 		return;
 	}
 	xa_erase_bh(&tf->timeouts, slot);
-	kmem_cache_free(twheel_timeout_cache, tdt);
-}
-
-/*
- * Arm @tdt for @tdt->deadline, which the caller has checked against the
- * longest delay from @now. The only failure left is that the chosen CPU went
- * offline since it was checked; then the timeout runs on this CPU, as the
- * wheel does with the timeouts of a CPU that goes offline.
- */
-static void twheel_start(struct twheel_dev_timeout *tdt, u64 now)
-{
-	if (twheel_arm_abs_now(&tdt->tw, tdt->deadline, now, tdt->cpu) ==
-	    -EINVAL)
-		twheel_arm_abs_now(&tdt->tw, tdt->deadline, now,
-				   TWHEEL_CPU_LOCAL);
-}
-
-/**
- * twheel_deadline() - CLOCK_MONOTONIC deadline of an arm or re-arm request
- * @expires: delay in ns, or absolute deadline if @flags has TWHEEL_ARM_ABS
- * @flags: TWHEEL_ARM_* flags of the request
- * @now: current CLOCK_MONOTONIC time in ns
- * @deadline: out: the deadline
- *
- * A deadline in the past is accepted: the timeout fires at once.
- *
- * Return: 0, -EINVAL if an absolute deadline is not a CLOCK_MONOTONIC time,
- * -ERANGE if the deadline lies further than twheel_max_delay_ns() ahead.
- */
-static int twheel_deadline(u64 expires, u32 flags, u64 now, u64 *deadline)
-{
-	u64 max_delay = twheel_max_delay_ns();
-
-	if (flags & TWHEEL_ARM_ABS) {
-		if (expires > KTIME_MAX)
-			return -EINVAL;
-		if (expires > now && expires - now > max_delay)
-			return -ERANGE;
-		*deadline = expires;
-		return 0;
-	}
-	if (expires > max_delay || check_add_overflow(now, expires, deadline) ||
-	    *deadline > KTIME_MAX)
-		return -ERANGE;
-	return 0;
-}
-
-/*
- * Check the flags, CPU and period of an arm request. A period must be at
- * least a tick and, like a delay, must not take the clock past its range.
- */
-static int twheel_check_arm(const struct twheel_arm *arm, u64 now)
-{
-	u64 next;
-
-	if (arm->flags & ~TWHEEL_ARM_FLAGS_ALL)
-		return -EINVAL;
-	if (arm->flags & TWHEEL_ARM_CPU) {
-		if (arm->cpu >= nr_cpu_ids || !cpu_online(arm->cpu))
-			return -EINVAL;
-	} else if (arm->cpu) {
-		return -EINVAL;
-	}
-	if (!arm->period)
-		return arm->flags & TWHEEL_ARM_FIXED_DELAY ? -EINVAL : 0;
-	if (arm->period < twheel_tick_ns())
-		return -EINVAL;
-	return twheel_deadline(arm->period, 0, now, &next);
+	twdev_timeout_free(tf, tdt);
 }
 
 /*
  * A dead timeout with a slot: one from the free list, else a new one in the
  * lowest free slot. The free list is empty only while every slot in use is
- * live, so fewer than max_pending are in use and that slot exists. Caller
- * holds tf->lock.
+ * live or retired; fewer than max_pending are live. Caller holds tf->lock.
  */
-static struct twheel_dev_timeout *twheel_get(struct twheel_file *tf)
+static struct twdev_timeout *twdev_get(struct twdev_file *tf)
 {
-	struct twheel_dev_timeout *tdt = tf->free;
+	struct twdev_timeout *tdt = tf->free;
 	u32 slot;
 	int ret;
 
@@ -316,95 +285,85 @@ static struct twheel_dev_timeout *twheel_get(struct twheel_file *tf)
 		WRITE_ONCE(tf->nr_free, tf->nr_free - 1);
 		return tdt;
 	}
-	tdt = kmem_cache_alloc(twheel_timeout_cache, TWHEEL_GFP);
-	if (!tdt)
-		return ERR_PTR(-ENOMEM);
-	twheel_timeout_init(&tdt->tw, twheel_file_expire);
-	tdt->tf = tf;
-	ret = xa_alloc_bh(&tf->timeouts, &slot, tdt,
-			  XA_LIMIT(1, tf->max_pending), TWHEEL_GFP);
+	tdt = twdev_timeout_alloc(tf);
+	if (IS_ERR(tdt))
+		return tdt;
+	ret = xa_alloc_bh(&tf->timeouts, &slot, tdt, xa_limit_32b, TWDEV_GFP);
 	if (ret) {
-		kmem_cache_free(twheel_timeout_cache, tdt);
-		return ERR_PTR(ret);
+		twdev_timeout_free(tf, tdt);
+		return ERR_PTR(ret == -EBUSY ? -ENOSPC : ret);
 	}
 	tdt->handle = slot;
 	return tdt;
 }
 
-/*
- * Make a live timeout for @arm, already checked, due at @deadline, and give
- * it a handle. Caller holds tf->lock.
+/**
+ * twdev_start() - arm a live timeout for its deadline
+ * @tdt: the timeout; its deadline was accepted by tw_check_deadline()
+ * @now: the clock reading that deadline was checked against
+ *
+ * A CPU that went offline since the request was checked is no error: the
+ * wheel then runs the timeout on another CPU.
  */
-static struct twheel_dev_timeout *twheel_new(struct twheel_file *tf,
-					     const struct twheel_arm *arm,
-					     u64 deadline)
+void twdev_start(struct twdev_timeout *tdt, u64 now)
 {
-	struct twheel_dev_timeout *tdt;
+	tw_mod(&tdt->tw, tdt->deadline, now, tdt->cpu, 0);
+}
 
-	if (tf->nr_live >= tf->max_pending)
-		return ERR_PTR(-ENOSPC);
-	tdt = twheel_get(tf);
-	if (IS_ERR(tdt))
-		return tdt;
-	tdt->cookie = arm->cookie;
-	tdt->deadline = deadline;
-	tdt->period = arm->period;
-	tdt->cpu = arm->flags & TWHEEL_ARM_CPU ? arm->cpu : TWHEEL_CPU_LOCAL;
-	tdt->flags = arm->flags & TWHEEL_ARM_FIXED_DELAY;
-	if (tf->gen_spent) {
-		tf->gen = twheel_new_gen();
-		tf->gen_spent = false;
-	}
-	tdt->handle = (u64)tf->gen << 32 | twheel_slot(tdt);
-	WRITE_ONCE(tf->nr_live, tf->nr_live + 1);
-	return tdt;
+/*
+ * Give @tdt, dead, the next generation of its slot and the handle made of
+ * it. The upper half of a handle must not be 0: that generation is skipped.
+ * A slot is retired at TWDEV_GEN_LAST, so there is always one left.
+ */
+static void twdev_new_handle(struct twdev_file *tf, struct twdev_timeout *tdt)
+{
+	if (!(++tdt->gen ^ tf->key))
+		tdt->gen++;
+	tdt->handle = (u64)(tdt->gen ^ tf->key) << 32 | twdev_slot(tdt);
 }
 
 /**
- * twheel_file_arm() - arm a new timeout
+ * twdev_arm() - arm a new timeout
  * @tf: the file, with @tf->lock held
- * @arm: the request; its @handle is ignored
- * @now: CLOCK_MONOTONIC time of the request in ns, read at the earliest when
- *	the request was made: a delay counts from it
+ * @req: a checked TWHEEL_OP_ARM request
  * @handle: out: the new timeout's handle
  *
  * Context: process context; may sleep to allocate.
- * Return: 0; -EINVAL for unknown flags, a bad CPU or period, or an absolute
- * deadline past the clock's range; -ERANGE for a delay or period longer than
- * twheel_max_delay_ns(); -ENOSPC if the file holds its limit of timeouts;
- * -ENOMEM if memory (or the caller's memory cgroup) is exhausted.
+ * Return: 0; -ENOSPC if the file holds its limit of timeouts or its user
+ * its limit over all files; -ENOMEM if memory (or the caller's memory
+ * cgroup) is exhausted.
  */
-int twheel_file_arm(struct twheel_file *tf, const struct twheel_arm *arm,
-		    u64 now, u64 *handle)
+int twdev_arm(struct twdev_file *tf, const struct twdev_req *req,
+	      u64 *handle)
 {
-	struct twheel_dev_timeout *tdt;
-	u64 deadline;
-	int ret;
+	struct twdev_timeout *tdt;
 
 	lockdep_assert_held(&tf->lock);
-	ret = twheel_check_arm(arm, now);
-	if (ret)
-		return ret;
-	ret = twheel_deadline(arm->expires, arm->flags, now, &deadline);
-	if (ret)
-		return ret;
-	tdt = twheel_new(tf, arm, deadline);
+	if (tf->nr_live >= tf->max_pending)
+		return -ENOSPC;
+	tdt = twdev_get(tf);
 	if (IS_ERR(tdt))
 		return PTR_ERR(tdt);
-	twheel_start(tdt, now);
+	tdt->cookie = req->cookie;
+	tdt->deadline = req->deadline;
+	tdt->period = req->period;
+	tdt->cpu = req->cpu;
+	tdt->flags = req->flags & TWHEEL_ARM_FIXED_DELAY;
+	twdev_new_handle(tf, tdt);
+	WRITE_ONCE(tf->nr_live, tf->nr_live + 1);
+	twdev_start(tdt, req->now);
 	*handle = tdt->handle;
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(twdev_arm);
 
 /*
  * The live timeout that @handle names, or NULL. A dead timeout's stored
- * handle has generation 0, so a handle with generation 0 names none. Caller
- * holds tf->lock.
+ * handle has an upper half of 0, which no handle has. Caller holds tf->lock.
  */
-static struct twheel_dev_timeout *twheel_lookup(struct twheel_file *tf,
-						u64 handle)
+static struct twdev_timeout *twdev_lookup(struct twdev_file *tf, u64 handle)
 {
-	struct twheel_dev_timeout *tdt;
+	struct twdev_timeout *tdt;
 
 	if (!upper_32_bits(handle))
 		return NULL;
@@ -415,38 +374,25 @@ static struct twheel_dev_timeout *twheel_lookup(struct twheel_file *tf,
 }
 
 /**
- * twheel_file_rearm() - move a live timeout to a new expiry
+ * twdev_rearm() - move a live timeout to a new expiry
  * @tf: the file, with @tf->lock held
- * @handle: the timeout
- * @expires: delay in ns, or absolute deadline with TWHEEL_ARM_ABS
- * @flags: TWHEEL_ARM_ABS or 0
- * @now: CLOCK_MONOTONIC time of the request, as for twheel_file_arm()
+ * @req: a checked TWHEEL_OP_REARM request
  *
  * The timeout keeps its cookie, period and CPU. A record of it that waits to
  * be read is dropped.
  *
- * Context: process context; may busy-wait for the timeout's callback.
- * Return: 0; -EINVAL for other flags or an absolute deadline past the
- * clock's range; -ENOENT if @handle names no live timeout of @tf; -ERANGE if
- * the deadline lies further than twheel_max_delay_ns() ahead.
+ * Context: process context; may wait for the timeout's callback.
+ * Return: 0, or -ENOENT if the handle names no live timeout of @tf.
  */
-int twheel_file_rearm(struct twheel_file *tf, u64 handle, u64 expires,
-		      u32 flags, u64 now)
+int twdev_rearm(struct twdev_file *tf, const struct twdev_req *req)
 {
-	struct twheel_dev_timeout *tdt;
-	u64 deadline;
-	int ret;
+	struct twdev_timeout *tdt;
 
 	lockdep_assert_held(&tf->lock);
-	if (flags & ~TWHEEL_ARM_ABS)
-		return -EINVAL;
-	tdt = twheel_lookup(tf, handle);
+	tdt = twdev_lookup(tf, req->handle);
 	if (!tdt)
 		return -ENOENT;
-	ret = twheel_deadline(expires, flags, now, &deadline);
-	if (ret)
-		return ret;
-	tdt->deadline = deadline;
+	tdt->deadline = req->deadline;
 	/*
 	 * Still pending: moved in one step, and its old arming can no longer
 	 * fire (a pending timeout has no record queued: a fired one is armed
@@ -454,247 +400,205 @@ int twheel_file_rearm(struct twheel_file *tf, u64 handle, u64 expires,
 	 * running and would queue a record for the old arming: wait for it
 	 * and drop the record.
 	 */
-	if (twheel_rearm_abs_now(&tdt->tw, deadline, now, tdt->cpu) == 1)
+	if (tw_mod(&tdt->tw, tdt->deadline, req->now, tdt->cpu,
+		   TWHEEL_MOD_PENDING_ONLY) == 1)
 		return 0;
 	twheel_cancel_sync(&tdt->tw);
-	twheel_unqueue(tf, tdt);
-	twheel_start(tdt, now);
+	twdev_unqueue(tf, tdt);
+	twdev_start(tdt, req->now);
 	return 0;
 }
 
 /**
- * twheel_file_cancel() - cancel a live timeout and free its handle
+ * twdev_cancel() - cancel a live timeout and free its handle
  * @tf: the file, with @tf->lock held
  * @handle: the timeout
  *
  * Once this returns 0, no record of @handle is read, even one that was
  * already queued.
  *
- * Context: process context; may busy-wait for the timeout's callback.
+ * Context: process context; may wait for the timeout's callback.
  * Return: 0, or -ENOENT if @handle names no live timeout of @tf.
  */
-int twheel_file_cancel(struct twheel_file *tf, u64 handle)
+int twdev_cancel(struct twdev_file *tf, u64 handle)
 {
-	struct twheel_dev_timeout *tdt;
+	struct twdev_timeout *tdt;
 
 	lockdep_assert_held(&tf->lock);
-	tdt = twheel_lookup(tf, handle);
+	tdt = twdev_lookup(tf, handle);
 	if (!tdt)
 		return -ENOENT;
 	twheel_cancel_sync(&tdt->tw);
-	twheel_put(tf, tdt);
+	twdev_put(tf, tdt);
 	return 0;
 }
-
-/*
- * Fill the record of @tdt, whose callback ran at @expired, as read at @now.
- * A fixed-rate timeout counts the further periods that have passed as
- * overruns and next expires on the first period boundary after @now; a
- * fixed-delay one next expires a period after @now.
- */
-static void twheel_fill_record(struct twheel_dev_timeout *tdt, u64 expired,
-			       u64 now, struct twheel_record *rec)
-{
-	u64 late, rem;
-
-	rec->tdt = tdt;
-	rec->now = now;
-	rec->ev.handle = tdt->handle;
-	rec->ev.cookie = tdt->cookie;
-	rec->ev.deadline = tdt->deadline;
-	rec->ev.expired = expired;
-	rec->ev.overrun = 0;
-	rec->ev.flags = tdt->period ? TWHEEL_EV_PERIODIC : 0;
-	rec->ev.reserved = 0;
-	if (!tdt->period)
-		return;
-	if (tdt->flags & TWHEEL_ARM_FIXED_DELAY) {
-		rec->next = now + tdt->period;
-		return;
-	}
-	late = now > tdt->deadline ? now - tdt->deadline : 0;
-	rec->ev.overrun = div64_u64_rem(late, tdt->period, &rem);
-	rec->next = now + tdt->period - rem;
-}
+EXPORT_SYMBOL_IF_KUNIT(twdev_cancel);
 
 /**
- * struct twheel_pass - the slots one read() looks at
- * @next: first slot not looked at yet
- * @end: last slot of the current leg
- * @start: the read cursor when the pass began
+ * twdev_file_new() - the context of a newly opened file
  *
- * A pass goes from the read cursor up, then from slot 0 to just before where
- * it began: every slot gets its turn, and no timeout gives two records in one
- * read() (a periodic timeout re-armed by this read() may be due again before
- * the pass ends).
- */
-struct twheel_pass {
-	unsigned long next;
-	unsigned long end;
-	unsigned long start;
-};
-
-/* Find the next ready record of the pass. Caller holds tf->lock. */
-static bool twheel_peek(struct twheel_file *tf, struct twheel_pass *pass,
-			struct twheel_record *rec)
-{
-	struct twheel_dev_timeout *tdt;
-	u64 expired = 0;
-
-	xa_lock_bh(&tf->timeouts);
-	tdt = xa_find(&tf->timeouts, &pass->next, pass->end, TWHEEL_READY);
-	if (!tdt && pass->end == ULONG_MAX && pass->start) {
-		pass->next = 0;
-		pass->end = pass->start - 1;
-		tdt = xa_find(&tf->timeouts, &pass->next, pass->end,
-			      TWHEEL_READY);
-	}
-	if (tdt)
-		expired = tdt->expired;
-	xa_unlock_bh(&tf->timeouts);
-	if (!tdt)
-		return false;
-	twheel_fill_record(tdt, expired, ktime_get_ns(), rec);
-	return true;
-}
-
-/* The record went out: kill a one-shot timeout, re-arm a periodic one. */
-static void twheel_consume(struct twheel_file *tf, struct twheel_record *rec)
-{
-	struct twheel_dev_timeout *tdt = rec->tdt;
-
-	tf->read_cursor = twheel_slot(tdt) + 1;
-	if (!tdt->period) {
-		/* Its callback may not have returned yet. */
-		twheel_cancel_sync(&tdt->tw);
-		twheel_put(tf, tdt);
-		return;
-	}
-	twheel_unqueue(tf, tdt);
-	tdt->deadline = rec->next;
-	twheel_start(tdt, rec->now);
-}
-
-/**
- * twheel_file_read() - copy ready records to userspace and consume them
- * @tf: the file, with @tf->lock held
- * @buf: user buffer
- * @count: its size, at least one record
- *
- * A record is consumed only once it has been copied, so a fault part-way
- * loses nothing: the records not copied stay queued. Each timeout gives at
- * most one record per call.
- *
- * Context: process context; may fault.
- * Return: bytes copied (whole records), 0 if no record was ready, or
- * -EFAULT if not even the first record could be copied.
- */
-ssize_t twheel_file_read(struct twheel_file *tf, char __user *buf,
-			 size_t count)
-{
-	struct twheel_pass pass = {
-		.next = tf->read_cursor,
-		.end = ULONG_MAX,
-		.start = tf->read_cursor,
-	};
-	struct twheel_record rec;
-	size_t done = 0;
-
-	lockdep_assert_held(&tf->lock);
-	while (count - done >= sizeof(rec.ev) &&
-	       twheel_peek(tf, &pass, &rec)) {
-		if (copy_to_user(buf + done, &rec.ev, sizeof(rec.ev)))
-			return done ? done : -EFAULT;
-		twheel_consume(tf, &rec);
-		pass.next = tf->read_cursor;
-		done += sizeof(rec.ev);
-		cond_resched();
-	}
-	return done;
-}
-
-/**
- * twheel_file_show() - print a file's counters for /proc/<pid>/fdinfo
- * @tf: the file
- * @m: where to print
- *
- * The counters are read without locks and may be a moment old.
- */
-void twheel_file_show(struct twheel_file *tf, struct seq_file *m)
-{
-	seq_printf(m, "pending:\t%u\nqueued:\t%u\nmax_pending:\t%u\n",
-		   READ_ONCE(tf->nr_live), READ_ONCE(tf->nr_queued),
-		   tf->max_pending);
-	seq_printf(m, "cached:\t%u\n", READ_ONCE(tf->nr_free));
-}
-
-/**
- * twheel_file_create() - allocate the context of a newly opened file
+ * Its timeouts are charged to the real user ID of the caller.
  *
  * Context: process context.
- * Return: the new context, or NULL if out of memory.
+ * Return: the context, or NULL if out of memory.
  */
-struct twheel_file *twheel_file_create(void)
+struct twdev_file *twdev_file_new(void)
 {
-	struct twheel_file *tf;
+	struct twdev_file *tf;
 
 	tf = kzalloc(sizeof(*tf), GFP_KERNEL_ACCOUNT);
 	if (!tf)
 		return NULL;
+	tf->user = twdev_user_get(current_uid());
+	if (!tf->user) {
+		kfree(tf);
+		return NULL;
+	}
 	mutex_init(&tf->lock);
 	xa_init_flags(&tf->timeouts, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_BH |
 		      XA_FLAGS_ACCOUNT);
 	init_waitqueue_head(&tf->wqh);
-	tf->gen = twheel_new_gen();
-	tf->max_pending = twheel_param_max_pending;
+	twheel_timeout_init(&tf->waker, twdev_wake);
+	tf->max_pending = max_pending;
+	tf->key = get_random_u32();
 	return tf;
+}
+EXPORT_SYMBOL_IF_KUNIT(twdev_file_new);
+
+/* Shut down every timeout of @tf, TW_LOCKED_CHUNK at a time. */
+static void twdev_shutdown_all(struct twdev_file *tf)
+{
+	struct twheel_timeout *chunk[TW_LOCKED_CHUNK];
+	struct twdev_timeout *tdt;
+	unsigned long slot;
+	unsigned int n = 0;
+
+	xa_for_each(&tf->timeouts, slot, tdt) {
+		chunk[n++] = &tdt->tw;
+		if (n == ARRAY_SIZE(chunk)) {
+			tw_shutdown_many(chunk, n);
+			n = 0;
+			cond_resched();
+		}
+	}
+	tw_shutdown_many(chunk, n);
 }
 
 /**
- * twheel_file_destroy() - cancel and free everything a file owns
+ * twdev_file_free() - shut down and free everything a file owns
  * @tf: the file; nothing else uses it any more
  *
- * Callbacks of timeouts not cancelled yet may run on other CPUs meanwhile;
- * each timeout, live or on the free list, is freed only once its callback
- * cannot run.
+ * Callbacks of timeouts not shut down yet may run on other CPUs meanwhile.
+ * Every timeout, live, cached or retired, is shut down (a chunk of them per
+ * base lock), then the callbacks running at that moment are waited for,
+ * once for all, and only then is any freed. The waker goes last: only those
+ * callbacks arm it.
  *
- * Context: process context; may busy-wait for callbacks.
+ * Context: process context; may wait for callbacks.
  */
-void twheel_file_destroy(struct twheel_file *tf)
+void twdev_file_free(struct twdev_file *tf)
 {
-	struct twheel_dev_timeout *tdt;
+	struct twdev_timeout *tdt;
 	unsigned long slot;
 
+	twdev_shutdown_all(tf);
+	tw_sync_callbacks();
 	xa_for_each(&tf->timeouts, slot, tdt) {
-		twheel_cancel_sync(&tdt->tw);
-		kmem_cache_free(twheel_timeout_cache, tdt);
+		twdev_timeout_free(tf, tdt);
 		cond_resched();
 	}
 	xa_destroy(&tf->timeouts);
+	twheel_shutdown_sync(&tf->waker);
+	twdev_user_put(tf->user);
 	mutex_destroy(&tf->lock);
 	kfree(tf);
 }
+EXPORT_SYMBOL_IF_KUNIT(twdev_file_free);
+
+static int twdev_open(struct inode *inode, struct file *file)
+{
+	file->private_data = twdev_file_new();
+	if (!file->private_data)
+		return -ENOMEM;
+	file->f_mode |= FMODE_NOWAIT;
+	return stream_open(inode, file);
+}
+
+static int twdev_release(struct inode *inode, struct file *file)
+{
+	twdev_file_free(file->private_data);
+	return 0;
+}
+
+/* The counters are read without locks and may be a moment old. */
+static void twdev_show_fdinfo(struct seq_file *m, struct file *file)
+{
+	struct twdev_file *tf = file->private_data;
+
+	seq_printf(m, "pending:\t%u\nqueued:\t%u\nmax_pending:\t%u\n",
+		   READ_ONCE(tf->nr_live), READ_ONCE(tf->nr_queued),
+		   tf->max_pending);
+	seq_printf(m, "cached:\t%u\n", READ_ONCE(tf->nr_free));
+	seq_printf(m, "user_timeouts:\t%ld\nmax_user_timeouts:\t%lu\n",
+		   atomic_long_read(&tf->user->nr_timeouts),
+		   twdev_max_user_timeouts());
+}
+
+static const struct file_operations twdev_fops = {
+	.owner = THIS_MODULE,
+	.open = twdev_open,
+	.release = twdev_release,
+	.read_iter = twdev_read_iter,
+	.poll = twdev_poll,
+	.unlocked_ioctl = twdev_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+	.show_fdinfo = twdev_show_fdinfo,
+	.llseek = noop_llseek,
+};
+
+static struct miscdevice twdev_misc = {
+	.minor = MISC_DYNAMIC_MINOR,
+	.name = "twheel",
+	.fops = &twdev_fops,
+	.mode = 0666,
+};
 
 /**
- * twheel_file_cache_init() - create the slab cache of the timeouts
+ * twdev_init() - create the timeout cache and register /dev/twheel
  *
  * The cache is SLAB_ACCOUNT: every timeout is charged to the memory cgroup
- * of the task whose arm allocated it.
+ * of the task whose arm allocated it. A per-user limit left at 0 is set to
+ * its default, a share of the machine's RAM.
  *
- * Return: 0 or -ENOMEM.
+ * Return: 0 or a negative errno.
  */
-int twheel_file_cache_init(void)
+int twdev_init(void)
 {
-	twheel_timeout_cache = KMEM_CACHE(twheel_dev_timeout, SLAB_ACCOUNT);
-	return twheel_timeout_cache ? 0 : -ENOMEM;
+	int ret;
+
+	if (!max_user_timeouts)
+		max_user_timeouts = totalram_pages() / TWDEV_USER_RAM_DIVISOR *
+				    PAGE_SIZE / TWDEV_TIMEOUT_COST;
+	twdev_timeout_cache = KMEM_CACHE(twdev_timeout, SLAB_ACCOUNT);
+	if (!twdev_timeout_cache)
+		return -ENOMEM;
+	ret = misc_register(&twdev_misc);
+	if (ret)
+		goto err_destroy_cache;
+	return 0;
+
+err_destroy_cache:
+	kmem_cache_destroy(twdev_timeout_cache);
+	return ret;
 }
 
 /**
- * twheel_file_cache_exit() - destroy the slab cache of the timeouts
+ * twdev_exit() - unregister /dev/twheel and destroy the timeout cache
  *
- * Every file must have been released.
+ * No file can be open: each one holds a reference on the module.
  */
-void twheel_file_cache_exit(void)
+void twdev_exit(void)
 {
-	kmem_cache_destroy(twheel_timeout_cache);
+	misc_deregister(&twdev_misc);
+	kmem_cache_destroy(twdev_timeout_cache);
 }

@@ -1,50 +1,61 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * dev_ioctl.c - the ioctls of /dev/twheel: argument copying and checking
+ * dev_ioctl.c - /dev/twheel: ioctl -> request
  *
  * Commands are told apart by type and number; the direction bits must match
  * and the size bits give the size of the caller's structure, which may be
  * older (shorter, down to its *_SIZE_VER0) or newer (longer, with the bytes
  * this module does not know all zero) than ours. Each argument is copied
- * from userspace once and only the copy is checked and used; the timeouts
- * themselves are handled by dev_file.c.
+ * from userspace once and only the copy is checked and used.
+ *
+ * Every operation, whether it comes alone (TWHEEL_IOC_ARM, _REARM, _CANCEL)
+ * or in a batch, is put in the shape of a struct twheel_op and checked by
+ * one validator per operation, twdev_check_op(), into a struct twdev_req:
+ * deadline resolved against the clock, CPU chosen and allowed. dev_file.c
+ * applies the request. So a check happens once, and a bad operation changes
+ * nothing.
  *
  * A batch copies its whole array in, writes it straight back to prove it can
  * (so a fault costs nothing), applies the operations in order under one
  * hold of tf->lock and writes the results back. The clock is read once per
- * call, once tf->lock is held: every delay of a batch counts from that
- * reading, which is never later than the operation it serves.
+ * call, once tf->lock is held: every delay counts from that reading, which
+ * is never later than the operation it serves.
  *
  * Locking: every command that touches timeouts holds tf->lock (see
  * dev_file.c), taken interruptibly: a signal before anything is done
  * restarts the call.
  */
 #include <linux/build_bug.h>
+#include <linux/capability.h>
+#include <linux/cpumask.h>
 #include <linux/fs.h>
 #include <linux/ioctl.h>
 #include <linux/kernel.h>
 #include <linux/mm.h>
 #include <linux/nospec.h>
+#include <linux/overflow.h>
 #include <linux/sched.h>
+#include <linux/sched/isolation.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/timekeeping.h>
 #include <linux/uaccess.h>
-#include <linux/twheel.h>
+#include <uapi/linux/twheel.h>
 
-#include "twheel.h"
-#include "dev_file.h"
+#include "compat.h"
+#include "dev.h"
+#include "wheel.h"
 
 /* Operations one TWHEEL_IOC_BATCH may carry (twheel_info.max_batch). */
-#define TWHEEL_MAX_BATCH	4096U
+#define TWDEV_MAX_BATCH		4096U
 /* Largest twheel_batch.op_size accepted: room for growth, bounded memory. */
-#define TWHEEL_MAX_OP_SIZE	512U
+#define TWDEV_MAX_OP_SIZE	512U
 
 static_assert(sizeof(struct twheel_arm) == TWHEEL_ARM_SIZE_VER0);
 static_assert(sizeof(struct twheel_rearm) == TWHEEL_REARM_SIZE_VER0);
 static_assert(sizeof(struct twheel_cancel) == TWHEEL_CANCEL_SIZE_VER0);
 static_assert(sizeof(struct twheel_batch) == TWHEEL_BATCH_SIZE_VER0);
-static_assert(sizeof(struct twheel_info) == TWHEEL_INFO_SIZE_VER0);
+static_assert(sizeof(struct twheel_info) == TWHEEL_INFO_SIZE_VER1);
 static_assert(sizeof(struct twheel_op) == 48);
 static_assert(sizeof(struct twheel_event) == 48);
 
@@ -52,8 +63,8 @@ static_assert(sizeof(struct twheel_event) == 48);
  * Copy a structure of @ksize bytes out to a caller's structure of @usize
  * bytes: what both know, then zeroes in the caller's newer fields.
  */
-static int twheel_copy_struct_to_user(void __user *dst, size_t usize,
-				      const void *src, size_t ksize)
+static int twdev_copy_struct_to_user(void __user *dst, size_t usize,
+				     const void *src, size_t ksize)
 {
 	size_t size = min(ksize, usize);
 
@@ -64,8 +75,8 @@ static int twheel_copy_struct_to_user(void __user *dst, size_t usize,
 	return 0;
 }
 
-static int twheel_ioc_info(struct twheel_file *tf, void __user *uarg,
-			   size_t usize)
+static int twdev_ioc_info(struct twdev_file *tf, void __user *uarg,
+			  size_t usize)
 {
 	const struct twheel_info info = {
 		.api_version = TWHEEL_API_VERSION,
@@ -78,42 +89,201 @@ static int twheel_ioc_info(struct twheel_file *tf, void __user *uarg,
 		.tick_ns = twheel_tick_ns(),
 		.max_delay_ns = twheel_max_delay_ns(),
 		.max_pending = tf->max_pending,
-		.max_batch = TWHEEL_MAX_BATCH,
+		.max_batch = TWDEV_MAX_BATCH,
+		.max_user_timeouts = twdev_max_user_timeouts(),
 	};
 
-	return twheel_copy_struct_to_user(uarg, usize, &info, sizeof(info));
+	return twdev_copy_struct_to_user(uarg, usize, &info, sizeof(info));
+}
+
+/*
+ * Resolve @expires (a delay, or an absolute deadline with TWHEEL_ARM_ABS)
+ * against @now. Return: 0, -EINVAL for an absolute deadline that is not a
+ * CLOCK_MONOTONIC time, -ERANGE for one the wheel does not take.
+ */
+static int twdev_deadline(u64 expires, u32 flags, u64 now, u64 *deadline)
+{
+	if (flags & TWHEEL_ARM_ABS) {
+		if (expires > KTIME_MAX)
+			return -EINVAL;
+		*deadline = expires;
+	} else if (check_add_overflow(now, expires, deadline)) {
+		return -ERANGE;
+	}
+	return tw_check_deadline(*deadline, now);
+}
+
+/*
+ * The CPU of an arm: online, and one the caller may put work on (in its
+ * affinity mask and not isolated from timers) unless it has CAP_SYS_NICE.
+ */
+static int twdev_check_cpu(const struct twheel_op *op, int *cpu)
+{
+	*cpu = TWHEEL_CPU_LOCAL;
+	if (!(op->flags & TWHEEL_ARM_CPU))
+		return op->cpu ? -EINVAL : 0;
+	if (op->cpu >= nr_cpu_ids || !cpu_online(op->cpu))
+		return -EINVAL;
+	if ((!cpumask_test_cpu(op->cpu, current->cpus_ptr) ||
+	     !housekeeping_cpu(op->cpu, HK_TYPE_TIMER)) &&
+	    !capable(CAP_SYS_NICE))
+		return -EPERM;
+	*cpu = op->cpu;
+	return 0;
+}
+
+/*
+ * A period must be at least a tick and, like a delay, must not take the
+ * clock past what the wheel takes.
+ */
+static int twdev_check_period(const struct twheel_op *op, u64 now)
+{
+	u64 next;
+
+	if (!op->period)
+		return op->flags & TWHEEL_ARM_FIXED_DELAY ? -EINVAL : 0;
+	if (op->period < twheel_tick_ns())
+		return -EINVAL;
+	return twdev_deadline(op->period, 0, now, &next);
+}
+
+static int twdev_check_arm(const struct twheel_op *op, struct twdev_req *req)
+{
+	int ret;
+
+	if (op->flags & ~TWHEEL_ARM_FLAGS_ALL)
+		return -EINVAL;
+	ret = twdev_check_cpu(op, &req->cpu);
+	if (ret)
+		return ret;
+	ret = twdev_check_period(op, req->now);
+	if (ret)
+		return ret;
+	req->flags = op->flags & TWHEEL_ARM_FIXED_DELAY;
+	req->cookie = op->cookie;
+	req->period = op->period;
+	return twdev_deadline(op->expires, op->flags, req->now, &req->deadline);
+}
+
+static int twdev_check_rearm(const struct twheel_op *op,
+			     struct twdev_req *req)
+{
+	if (op->flags & ~TWHEEL_ARM_ABS || op->cookie || op->period || op->cpu)
+		return -EINVAL;
+	req->handle = op->handle;
+	return twdev_deadline(op->expires, op->flags, req->now, &req->deadline);
+}
+
+static int twdev_check_cancel(const struct twheel_op *op,
+			      struct twdev_req *req)
+{
+	if (op->flags || op->cookie || op->expires || op->period || op->cpu)
+		return -EINVAL;
+	req->handle = op->handle;
+	return 0;
+}
+
+/**
+ * twdev_check_op() - check one operation and turn it into a request
+ * @op: the operation; fields it does not use must be zero
+ * @now: CLOCK_MONOTONIC time of the call; delays count from it
+ * @req: out: the request
+ *
+ * Return: 0, or the errno the operation fails with: -EINVAL (unknown op,
+ * flags, non-zero unused fields, bad CPU or period, absolute deadline not a
+ * CLOCK_MONOTONIC time), -ERANGE (deadline or period too far), -EPERM (CPU
+ * the caller may not use).
+ */
+static int twdev_check_op(const struct twheel_op *op, u64 now,
+			  struct twdev_req *req)
+{
+	memset(req, 0, sizeof(*req));
+	req->op = op->op;
+	req->now = now;
+	switch (op->op) {
+	case TWHEEL_OP_ARM:
+		return twdev_check_arm(op, req);
+	case TWHEEL_OP_REARM:
+		return twdev_check_rearm(op, req);
+	case TWHEEL_OP_CANCEL:
+		return twdev_check_cancel(op, req);
+	default:
+		return -EINVAL;
+	}
+}
+
+/* Check and apply one operation; an arm's handle goes to op->handle. */
+static int twdev_apply(struct twdev_file *tf, struct twheel_op *op, u64 now)
+{
+	struct twdev_req req;
+	int ret;
+
+	if (op->op == TWHEEL_OP_ARM)
+		op->handle = 0;
+	ret = twdev_check_op(op, now, &req);
+	if (ret)
+		return ret;
+	switch (req.op) {
+	case TWHEEL_OP_ARM:
+		return twdev_arm(tf, &req, &op->handle);
+	case TWHEEL_OP_REARM:
+		return twdev_rearm(tf, &req);
+	default:
+		return twdev_cancel(tf, req.handle);
+	}
+}
+
+/* Apply @op alone: tf->lock taken, the clock read once it is held. */
+static int twdev_apply_one(struct twdev_file *tf, struct twheel_op *op)
+{
+	int ret;
+
+	if (mutex_lock_interruptible(&tf->lock))
+		return -ERESTARTSYS;
+	ret = twdev_apply(tf, op, ktime_get_ns());
+	mutex_unlock(&tf->lock);
+	return ret;
 }
 
 /*
  * The handle goes back while tf->lock is still held, so that if the caller's
  * memory faults the new timeout can be cancelled before anyone could see it.
  */
-static int twheel_ioc_arm(struct twheel_file *tf, void __user *uarg,
-			  size_t usize)
+static int twdev_ioc_arm(struct twdev_file *tf, void __user *uarg,
+			 size_t usize)
 {
 	struct twheel_arm __user *uarm = uarg;
 	struct twheel_arm arm;
-	u64 handle;
+	struct twheel_op op;
 	int ret;
 
 	ret = copy_struct_from_user(&arm, sizeof(arm), uarg, usize);
 	if (ret)
 		return ret;
+	op = (struct twheel_op) {
+		.op = TWHEEL_OP_ARM,
+		.flags = arm.flags,
+		.cookie = arm.cookie,
+		.expires = arm.expires,
+		.period = arm.period,
+		.cpu = arm.cpu,
+	};
 	if (mutex_lock_interruptible(&tf->lock))
 		return -ERESTARTSYS;
-	ret = twheel_file_arm(tf, &arm, ktime_get_ns(), &handle);
-	if (!ret && put_user(handle, &uarm->handle)) {
-		twheel_file_cancel(tf, handle);
+	ret = twdev_apply(tf, &op, ktime_get_ns());
+	if (!ret && put_user(op.handle, &uarm->handle)) {
+		twdev_cancel(tf, op.handle);
 		ret = -EFAULT;
 	}
 	mutex_unlock(&tf->lock);
 	return ret;
 }
 
-static int twheel_ioc_rearm(struct twheel_file *tf, void __user *uarg,
-			    size_t usize)
+static int twdev_ioc_rearm(struct twdev_file *tf, void __user *uarg,
+			   size_t usize)
 {
 	struct twheel_rearm rearm;
+	struct twheel_op op;
 	int ret;
 
 	ret = copy_struct_from_user(&rearm, sizeof(rearm), uarg, usize);
@@ -121,91 +291,75 @@ static int twheel_ioc_rearm(struct twheel_file *tf, void __user *uarg,
 		return ret;
 	if (rearm.reserved)
 		return -EINVAL;
-	if (mutex_lock_interruptible(&tf->lock))
-		return -ERESTARTSYS;
-	ret = twheel_file_rearm(tf, rearm.handle, rearm.expires, rearm.flags,
-				ktime_get_ns());
-	mutex_unlock(&tf->lock);
-	return ret;
+	op = (struct twheel_op) {
+		.op = TWHEEL_OP_REARM,
+		.flags = rearm.flags,
+		.handle = rearm.handle,
+		.expires = rearm.expires,
+	};
+	return twdev_apply_one(tf, &op);
 }
 
-static int twheel_ioc_cancel(struct twheel_file *tf, void __user *uarg,
-			     size_t usize)
+static int twdev_ioc_cancel(struct twdev_file *tf, void __user *uarg,
+			    size_t usize)
 {
 	struct twheel_cancel cancel;
+	struct twheel_op op;
 	int ret;
 
 	ret = copy_struct_from_user(&cancel, sizeof(cancel), uarg, usize);
 	if (ret)
 		return ret;
-	if (cancel.flags || cancel.reserved)
+	if (cancel.reserved)
 		return -EINVAL;
-	if (mutex_lock_interruptible(&tf->lock))
-		return -ERESTARTSYS;
-	ret = twheel_file_cancel(tf, cancel.handle);
-	mutex_unlock(&tf->lock);
-	return ret;
-}
-
-static int twheel_op_arm(struct twheel_file *tf, struct twheel_op *op,
-			 u64 now)
-{
-	const struct twheel_arm arm = {
-		.cookie = op->cookie,
-		.expires = op->expires,
-		.period = op->period,
-		.flags = op->flags,
-		.cpu = op->cpu,
+	op = (struct twheel_op) {
+		.op = TWHEEL_OP_CANCEL,
+		.flags = cancel.flags,
+		.handle = cancel.handle,
 	};
-
-	return twheel_file_arm(tf, &arm, now, &op->handle);
-}
-
-/* Apply one operation; the fields it does not use must be zero. */
-static int twheel_op_apply(struct twheel_file *tf, struct twheel_op *op,
-			   u64 now)
-{
-	switch (op->op) {
-	case TWHEEL_OP_ARM:
-		return twheel_op_arm(tf, op, now);
-	case TWHEEL_OP_REARM:
-		if (op->cookie || op->period || op->cpu)
-			return -EINVAL;
-		return twheel_file_rearm(tf, op->handle, op->expires,
-					 op->flags, now);
-	case TWHEEL_OP_CANCEL:
-		if (op->flags || op->cookie || op->expires || op->period ||
-		    op->cpu)
-			return -EINVAL;
-		return twheel_file_cancel(tf, op->handle);
-	default:
-		return -EINVAL;
-	}
+	return twdev_apply_one(tf, &op);
 }
 
 /*
  * Apply the operation held in the @op_size bytes at @slot (not necessarily
  * aligned) and store its result there. Bytes past struct twheel_op belong to
- * fields this module does not know: they must be zero. A failed arm gets
- * handle 0. Caller holds tf->lock and read the clock, @now, since.
+ * fields this module does not know: they must be zero. Caller holds tf->lock
+ * and read the clock, @now, since.
  */
-static void twheel_batch_one(struct twheel_file *tf, void *slot, u32 op_size,
-			     u64 now)
+static void twdev_batch_one(struct twdev_file *tf, void *slot, u32 op_size,
+			    u64 now)
 {
 	struct twheel_op op;
 
 	memcpy(&op, slot, sizeof(op));
-	if (op.op == TWHEEL_OP_ARM)
-		op.handle = 0;
-	if (memchr_inv(slot + sizeof(op), 0, op_size - sizeof(op)))
+	if (memchr_inv(slot + sizeof(op), 0, op_size - sizeof(op))) {
+		if (op.op == TWHEEL_OP_ARM)
+			op.handle = 0;
 		op.result = -E2BIG;
-	else
-		op.result = twheel_op_apply(tf, &op, now);
+	} else {
+		op.result = twdev_apply(tf, &op, now);
+	}
 	memcpy(slot, &op, sizeof(op));
 }
 
-static int twheel_batch_apply(struct twheel_file *tf, void *ops, u32 count,
-			      u32 op_size)
+/* The results could not be returned: cancel what the batch armed. */
+static void twdev_batch_unwind(struct twdev_file *tf, void *ops, u32 count,
+			       u32 op_size)
+{
+	struct twheel_op op;
+	u32 i;
+
+	mutex_lock(&tf->lock);
+	for (i = 0; i < count; i++) {
+		memcpy(&op, ops + (size_t)i * op_size, sizeof(op));
+		if (op.op == TWHEEL_OP_ARM && !op.result)
+			twdev_cancel(tf, op.handle);
+	}
+	mutex_unlock(&tf->lock);
+}
+
+static int twdev_batch_apply(struct twdev_file *tf, void *ops, u32 count,
+			     u32 op_size)
 {
 	u64 now;
 	u32 i;
@@ -214,15 +368,25 @@ static int twheel_batch_apply(struct twheel_file *tf, void *ops, u32 count,
 		return -ERESTARTSYS;
 	now = ktime_get_ns();
 	for (i = 0; i < count; i++) {
-		twheel_batch_one(tf, ops + (size_t)i * op_size, op_size, now);
+		twdev_batch_one(tf, ops + (size_t)i * op_size, op_size, now);
 		cond_resched();
 	}
 	mutex_unlock(&tf->lock);
 	return 0;
 }
 
-static int twheel_ioc_batch(struct twheel_file *tf, void __user *uarg,
-			    size_t usize)
+static int twdev_check_batch(const struct twheel_batch *batch)
+{
+	if (batch->flags || batch->reserved || !batch->count ||
+	    batch->count > TWDEV_MAX_BATCH ||
+	    batch->op_size < sizeof(struct twheel_op) ||
+	    batch->op_size > TWDEV_MAX_OP_SIZE)
+		return -EINVAL;
+	return 0;
+}
+
+static int twdev_ioc_batch(struct twdev_file *tf, void __user *uarg,
+			   size_t usize)
 {
 	struct twheel_batch batch;
 	void __user *uops;
@@ -233,12 +397,9 @@ static int twheel_ioc_batch(struct twheel_file *tf, void __user *uarg,
 	ret = copy_struct_from_user(&batch, sizeof(batch), uarg, usize);
 	if (ret)
 		return ret;
-	if (batch.flags || batch.reserved || !batch.count ||
-	    batch.count > TWHEEL_MAX_BATCH ||
-	    batch.op_size < sizeof(struct twheel_op) ||
-	    batch.op_size > TWHEEL_MAX_OP_SIZE)
-		return -EINVAL;
-
+	ret = twdev_check_batch(&batch);
+	if (ret)
+		return ret;
 	uops = u64_to_user_ptr(batch.ops);
 	len = (size_t)batch.count * batch.op_size;
 	ops = kvmalloc(len, GFP_KERNEL_ACCOUNT);
@@ -249,44 +410,46 @@ static int twheel_ioc_batch(struct twheel_file *tf, void __user *uarg,
 		ret = -EFAULT;
 		goto out_free_ops;
 	}
-	ret = twheel_batch_apply(tf, ops, batch.count, batch.op_size);
-	if (!ret && copy_to_user(uops, ops, len))
+	ret = twdev_batch_apply(tf, ops, batch.count, batch.op_size);
+	if (!ret && copy_to_user(uops, ops, len)) {
+		twdev_batch_unwind(tf, ops, batch.count, batch.op_size);
 		ret = -EFAULT;
+	}
 out_free_ops:
 	kvfree(ops);
 	return ret;
 }
 
-typedef int (*twheel_ioc_fn)(struct twheel_file *tf, void __user *uarg,
-			     size_t usize);
+typedef int (*twdev_ioc_fn)(struct twdev_file *tf, void __user *uarg,
+			    size_t usize);
 
 /**
- * struct twheel_ioc - how one ioctl number is called
+ * struct twdev_ioc - how one ioctl number is called
  * @dir: the direction bits its command must carry
  * @size_ver0: the smallest size its command may carry
  * @fn: the handler
  */
-struct twheel_ioc {
+struct twdev_ioc {
 	unsigned int dir;
 	size_t size_ver0;
-	twheel_ioc_fn fn;
+	twdev_ioc_fn fn;
 };
 
-static const struct twheel_ioc twheel_iocs[] = {
+static const struct twdev_ioc twdev_iocs[] = {
 	[_IOC_NR(TWHEEL_IOC_INFO)] = {
-		_IOC_READ, TWHEEL_INFO_SIZE_VER0, twheel_ioc_info },
+		_IOC_READ, TWHEEL_INFO_SIZE_VER0, twdev_ioc_info },
 	[_IOC_NR(TWHEEL_IOC_ARM)] = {
-		_IOC_READ | _IOC_WRITE, TWHEEL_ARM_SIZE_VER0, twheel_ioc_arm },
+		_IOC_READ | _IOC_WRITE, TWHEEL_ARM_SIZE_VER0, twdev_ioc_arm },
 	[_IOC_NR(TWHEEL_IOC_REARM)] = {
-		_IOC_WRITE, TWHEEL_REARM_SIZE_VER0, twheel_ioc_rearm },
+		_IOC_WRITE, TWHEEL_REARM_SIZE_VER0, twdev_ioc_rearm },
 	[_IOC_NR(TWHEEL_IOC_CANCEL)] = {
-		_IOC_WRITE, TWHEEL_CANCEL_SIZE_VER0, twheel_ioc_cancel },
+		_IOC_WRITE, TWHEEL_CANCEL_SIZE_VER0, twdev_ioc_cancel },
 	[_IOC_NR(TWHEEL_IOC_BATCH)] = {
-		_IOC_WRITE, TWHEEL_BATCH_SIZE_VER0, twheel_ioc_batch },
+		_IOC_WRITE, TWHEEL_BATCH_SIZE_VER0, twdev_ioc_batch },
 };
 
 /**
- * twheel_dev_ioctl() - the unlocked_ioctl of /dev/twheel
+ * twdev_ioctl() - the unlocked_ioctl of /dev/twheel
  * @file: the open file
  * @cmd: the command; its size bits give the caller's structure size
  * @arg: user pointer to the command's structure
@@ -296,14 +459,14 @@ static const struct twheel_ioc twheel_iocs[] = {
  * unknown number or wrong direction bits; -EINVAL for a size below the
  * structure's *_SIZE_VER0; otherwise what the command returns.
  */
-long twheel_dev_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+long twdev_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	unsigned int nr = _IOC_NR(cmd);
-	const struct twheel_ioc *ioc;
+	const struct twdev_ioc *ioc;
 
-	if (_IOC_TYPE(cmd) != TWHEEL_IOC_MAGIC || nr >= ARRAY_SIZE(twheel_iocs))
+	if (_IOC_TYPE(cmd) != TWHEEL_IOC_MAGIC || nr >= ARRAY_SIZE(twdev_iocs))
 		return -ENOTTY;
-	ioc = &twheel_iocs[array_index_nospec(nr, ARRAY_SIZE(twheel_iocs))];
+	ioc = &twdev_iocs[array_index_nospec(nr, ARRAY_SIZE(twdev_iocs))];
 	if (_IOC_DIR(cmd) != ioc->dir)
 		return -ENOTTY;
 	if (_IOC_SIZE(cmd) < ioc->size_ver0)

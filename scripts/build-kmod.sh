@@ -4,7 +4,7 @@
 # build-kmod.sh - build the repository's modules for one kernel, out of the
 # source tree, so that several kernels never share object files.
 #
-# Copies Kbuild, kmod/ and uapi/ (or, with --src DIR, the module tree DIR)
+# Copies Kbuild, kmod/, uapi/ and samples/ (or, with --src DIR, the module tree DIR)
 # into DEST (default build/kmod-<kernel>) and runs
 # `make -C <kdir> M=DEST modules` there with any extra make arguments
 # (W=1, C=2...).  --fresh empties DEST first (a full, not incremental,
@@ -38,7 +38,7 @@ main() {
 		sync_tree "$src" "$dest"
 	else
 		cp -p "$TWHEEL_ROOT/Kbuild" "$dest/Kbuild"
-		for d in kmod uapi; do
+		for d in kmod uapi samples; do
 			sync_tree "$TWHEEL_ROOT/$d" "$dest/$d"
 		done
 	fi

@@ -16,7 +16,7 @@
 
 _Static_assert(sizeof(void *) == 4, "build this with -m32");
 _Static_assert(sizeof(struct twheel_arm) == TWHEEL_ARM_SIZE_VER0, "layout");
-_Static_assert(sizeof(struct twheel_info) == TWHEEL_INFO_SIZE_VER0, "layout");
+_Static_assert(sizeof(struct twheel_info) == TWHEEL_INFO_SIZE_VER1, "layout");
 _Static_assert(sizeof(struct twheel_op) == 48, "layout");
 _Static_assert(sizeof(struct twheel_event) == 48, "layout");
 

@@ -25,7 +25,7 @@
 #include <linux/types.h>
 
 /* Version of this ABI; bumped when something is added. */
-#define TWHEEL_API_VERSION		1
+#define TWHEEL_API_VERSION		2
 
 /* ioctl type 0xBA: unassigned in Documentation/userspace-api/ioctl/ioctl-number.rst. */
 #define TWHEEL_IOC_MAGIC		0xBA
@@ -132,8 +132,13 @@ struct twheel_op {
  * @reserved: must be zero
  *
  * Each operation's outcome is in its own @result; one bad operation does not
- * stop the others. The ioctl returns 0 once all results are written back,
- * -EFAULT (nothing applied) when the array cannot be read or written.
+ * stop the others. The ioctl returns 0 once all results are written back.
+ * It returns -EFAULT with nothing applied when the array cannot be read, or
+ * cannot be written before the first operation is applied. If the array
+ * stops being writable while the results are written back (another thread
+ * unmapped it), the operations stay applied, except that timeouts armed by
+ * the batch are cancelled again (their handles could not be returned), and
+ * the ioctl returns -EFAULT.
  */
 struct twheel_batch {
 	__u64 ops;
@@ -163,6 +168,8 @@ struct twheel_batch {
  * @max_delay_ns: longest delay accepted (-ERANGE beyond)
  * @max_pending: live timeouts one open file may hold (-ENOSPC beyond)
  * @max_batch: operations one TWHEEL_IOC_BATCH may carry
+ * @max_user_timeouts: timeouts one user may hold over all its open files,
+ *	live or kept for reuse (-ENOSPC beyond); since API version 2
  */
 struct twheel_info {
 	__u32 api_version;
@@ -174,13 +181,20 @@ struct twheel_info {
 	__u64 max_delay_ns;
 	__u32 max_pending;
 	__u32 max_batch;
+	__u64 max_user_timeouts;
 };
 
 #define TWHEEL_INFO_SIZE_VER0		48
+#define TWHEEL_INFO_SIZE_VER1		56
 
 /* Flags of struct twheel_event. */
 /* The timeout is periodic and stays armed. */
 #define TWHEEL_EV_PERIODIC		0x1U
+/*
+ * The periodic timeout could not be armed for its next period (that deadline
+ * is past the clock's range): this is its last record and its handle is dead.
+ */
+#define TWHEEL_EV_STOPPED		0x2U
 
 /**
  * struct twheel_event - one expiry record returned by read()

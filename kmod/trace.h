@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * twheel_trace.h - tracepoints of the twheel wheel: arm, cancel, expire
+ * trace.h - tracepoints of the twheel wheel: arm, cancel, expire
  *
  * Usable from ftrace (events/twheel/), perf and bpftrace. The timeout
  * pointer identifies a timeout across events; hashed like any %p.
@@ -13,7 +13,7 @@
 
 #include <linux/tracepoint.h>
 
-#include "twheel.h"
+#include <linux/twheel.h>
 
 TRACE_EVENT(twheel_arm,
 	    TP_PROTO(struct twheel_timeout *t, u64 expires, unsigned int cpu),
@@ -56,5 +56,5 @@ TRACE_EVENT(twheel_expire,
 #undef TRACE_INCLUDE_PATH
 #define TRACE_INCLUDE_PATH .
 #undef TRACE_INCLUDE_FILE
-#define TRACE_INCLUDE_FILE twheel_trace
+#define TRACE_INCLUDE_FILE trace
 #include <trace/define_trace.h>

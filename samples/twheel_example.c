@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * example.c - a client of the twheel kernel API, to copy from
+ * twheel_example.c - a client of the twheel kernel API, to copy from
  *
  * Shows every call a module author needs:
  *  - a periodic "heartbeat" that re-arms itself from its callback, with a
@@ -9,21 +9,22 @@
  *  - one-shot "request deadlines", most of them cancelled before they fire,
  *    one pushed back with twheel_rearm() (the idle-timeout pattern);
  *  - one timeout armed on a chosen CPU with an absolute deadline;
- *  - teardown with twheel_cancel_sync(), which is safe against a callback
- *    that re-arms itself and returns only when no callback runs any more.
+ *  - every timeout initialised before any is armed, so that an error path
+ *    may tear all of them down;
+ *  - teardown with twheel_shutdown_sync(), which is safe against a callback
+ *    that re-arms itself (the re-arm is ignored) and returns only when no
+ *    callback runs any more: then the memory may go.
  *
  * The counters are atomics: callbacks run in softirq on any CPU while the
  * module's init and exit run in process context. No locks.
  */
-#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
-
 #include <linux/atomic.h>
 #include <linux/cpumask.h>
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/timekeeping.h>
 
-#include "twheel.h"
+#include <linux/twheel.h>
 
 #define EXAMPLE_PERIOD_NS	(100ULL * NSEC_PER_MSEC)
 #define EXAMPLE_NR_REQUESTS	8
@@ -73,12 +74,21 @@ static void pinned_fn(struct twheel_timeout *t)
 	pr_info("pinned timeout ran on CPU %d\n", smp_processor_id());
 }
 
+static void __init example_init_all(void)
+{
+	unsigned int i;
+
+	twheel_timeout_init(&heartbeat.timeout, heartbeat_fn);
+	for (i = 0; i < EXAMPLE_NR_REQUESTS; i++)
+		twheel_timeout_init(&requests[i], request_fn);
+	twheel_timeout_init(&pinned, pinned_fn);
+}
+
 static int __init example_arm_all(void)
 {
 	unsigned int i;
 	int ret;
 
-	twheel_timeout_init(&heartbeat.timeout, heartbeat_fn);
 	heartbeat.deadline = ktime_get_ns() + EXAMPLE_PERIOD_NS;
 	ret = twheel_arm_abs(&heartbeat.timeout, heartbeat.deadline,
 			     TWHEEL_CPU_LOCAL);
@@ -86,7 +96,6 @@ static int __init example_arm_all(void)
 		return ret;
 
 	for (i = 0; i < EXAMPLE_NR_REQUESTS; i++) {
-		twheel_timeout_init(&requests[i], request_fn);
 		ret = twheel_arm(&requests[i], EXAMPLE_REQUEST_NS);
 		if (ret < 0)
 			return ret;
@@ -97,28 +106,28 @@ static int __init example_arm_all(void)
 	/* The one left is pushed back, as an idle timeout on activity. */
 	twheel_rearm(&requests[0], 2 * EXAMPLE_REQUEST_NS);
 
-	twheel_timeout_init(&pinned, pinned_fn);
 	return twheel_arm_abs(&pinned, ktime_get_ns() + EXAMPLE_PERIOD_NS,
 			      cpumask_last(cpu_online_mask));
 }
 
-static void example_cancel_all(void)
+static void example_shutdown_all(void)
 {
 	unsigned int i;
 
-	twheel_cancel_sync(&heartbeat.timeout);
+	twheel_shutdown_sync(&heartbeat.timeout);
 	for (i = 0; i < EXAMPLE_NR_REQUESTS; i++)
-		twheel_cancel_sync(&requests[i]);
-	twheel_cancel_sync(&pinned);
+		twheel_shutdown_sync(&requests[i]);
+	twheel_shutdown_sync(&pinned);
 }
 
 static int __init twheel_example_init(void)
 {
 	int ret;
 
+	example_init_all();
 	ret = example_arm_all();
 	if (ret < 0) {
-		example_cancel_all();
+		example_shutdown_all();
 		return ret;
 	}
 	pr_info("armed: heartbeat every %llu ms, %d requests, tick %llu ns\n",
@@ -129,7 +138,7 @@ static int __init twheel_example_init(void)
 
 static void __exit twheel_example_exit(void)
 {
-	example_cancel_all();
+	example_shutdown_all();
 	WARN(atomic_read(&heartbeat.early), "twheel fired a timeout early\n");
 	pr_info("heartbeats %d early %d requests fired %d pinned fired %d\n",
 		atomic_read(&heartbeat.beats), atomic_read(&heartbeat.early),

@@ -1,0 +1,176 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * dev.h - the device layer's private header: /dev/twheel
+ *
+ * Shared by the files of the device layer: dev_ioctl.c (ioctl -> request),
+ * dev_file.c (the open file and its timeouts: requests applied, limits) and
+ * dev_read.c (expiry -> ready queue -> read/poll). Every name here starts
+ * with twdev_. What each lock protects is described at the top of
+ * dev_file.c.
+ */
+#ifndef _TWHEEL_DEV_H
+#define _TWHEEL_DEV_H
+
+#include <linux/compiler.h>
+#include <linux/mutex.h>
+#include <linux/twheel.h>
+#include <linux/types.h>
+#include <linux/wait.h>
+#include <linux/xarray.h>
+#include <uapi/linux/twheel.h>
+
+struct file;
+struct iov_iter;
+struct kiocb;
+struct poll_table_struct;
+struct seq_file;
+struct twdev_user;
+
+/* A slot that reached this generation is retired (dev_file.c). */
+#define TWDEV_GEN_LAST		(U32_MAX - 1)
+
+/* Slot mark of a timeout whose record is waiting to be read. */
+#define TWDEV_READY		XA_MARK_1
+
+/**
+ * struct twdev_file - private context of one open /dev/twheel file
+ * @lock: serialises every ioctl and read() of the file
+ * @timeouts: slot -> struct twdev_timeout, live, cached or retired;
+ *	its xa_lock also guards the ready marks, @nr_queued and each
+ *	timeout's expiry time
+ * @wqh: readers and pollers wait here for a record
+ * @waker: wakes @wqh once per expiry run of the file's timeouts
+ * @waker_armed: bit 0 set while @waker is armed or about to be
+ * @user: the user the file's timeouts are charged to (its opener)
+ * @free: dead timeouts kept for reuse, each with its slot (under @lock)
+ * @nr_queued: records ready to be read (written under the xa_lock)
+ * @nr_live: live handles; at most @max_pending (under @lock)
+ * @nr_free: timeouts on @free (under @lock)
+ * @max_pending: the per-file limit, from the max_pending module parameter
+ * @key: random; the upper half of every handle is XORed with it
+ * @read_cursor: slot at which read() looks for the next record (under @lock)
+ */
+struct twdev_file {
+	struct mutex lock;		/* serialises ioctls and read() */
+	struct xarray timeouts;
+	wait_queue_head_t wqh;
+	struct twheel_timeout waker;
+	unsigned long waker_armed;
+	struct twdev_user *user;
+	struct twdev_timeout *free;
+	unsigned int nr_queued;
+	unsigned int nr_live;
+	unsigned int nr_free;
+	unsigned int max_pending;
+	u32 key;
+	unsigned long read_cursor;
+};
+
+/**
+ * struct twdev_timeout - one timeout of an open file
+ * @tw: the wheel's timeout
+ * @tf: the file that owns it
+ * @handle: its handle while it is live: its slot in the lower half, its
+ *	generation XORed with the file's key in the upper; just the slot (an
+ *	upper half of 0, which no handle has) while it is dead
+ * @cookie: the caller's cookie (live timeouts)
+ * @next_free: next timeout on the file's free list (dead timeouts)
+ * @deadline: CLOCK_MONOTONIC deadline of the current arming, in ns
+ * @expired: when the callback ran for that arming (under the xa_lock)
+ * @period: 0 for a one-shot timeout, else the period in ns
+ * @gen: the slot's latest generation; the next handle of the slot gets a
+ *	higher one, and a slot whose generation is used up is retired
+ * @cpu: CPU it was armed on, or TWHEEL_CPU_LOCAL
+ * @flags: TWHEEL_ARM_FIXED_DELAY or 0
+ */
+struct twdev_timeout {
+	struct twheel_timeout tw;
+	struct twdev_file *tf;
+	u64 handle;
+	union {
+		u64 cookie;
+		struct twdev_timeout *next_free;
+	};
+	u64 deadline;
+	u64 expired;
+	u64 period;
+	u32 gen;
+	s16 cpu;
+	u16 flags;
+};
+
+/**
+ * struct twdev_req - one request, checked and in kernel terms
+ * @op: TWHEEL_OP_ARM, TWHEEL_OP_REARM or TWHEEL_OP_CANCEL
+ * @flags: TWHEEL_ARM_FIXED_DELAY (ARM) or 0
+ * @handle: the timeout (REARM, CANCEL)
+ * @cookie: the caller's cookie (ARM)
+ * @deadline: CLOCK_MONOTONIC deadline, accepted by the wheel (ARM, REARM)
+ * @period: 0 or the period in ns, at least a tick (ARM)
+ * @now: the clock reading the deadline was computed from
+ * @cpu: the chosen CPU, or TWHEEL_CPU_LOCAL (ARM)
+ */
+struct twdev_req {
+	u32 op;
+	u32 flags;
+	u64 handle;
+	u64 cookie;
+	u64 deadline;
+	u64 period;
+	u64 now;
+	int cpu;
+};
+
+/**
+ * struct twdev_record - a record on its way to userspace
+ * @ev: the record as read() returns it
+ * @tdt: the timeout it belongs to
+ * @now: when it was filled in
+ * @next: next deadline of a periodic timeout that goes on
+ */
+struct twdev_record {
+	struct twheel_event ev;
+	struct twdev_timeout *tdt;
+	u64 now;
+	u64 next;
+};
+
+/**
+ * twdev_has_ready() - is at least one record ready to be read
+ * @tf: the file
+ *
+ * Lockless; see the comment in twdev_poll() about ordering.
+ *
+ * Return: true if read() would find a record now.
+ */
+static inline bool twdev_has_ready(const struct twdev_file *tf)
+{
+	return READ_ONCE(tf->nr_queued) != 0;
+}
+
+/* dev_file.c */
+struct twdev_file *twdev_file_new(void);
+void twdev_file_free(struct twdev_file *tf);
+int twdev_arm(struct twdev_file *tf, const struct twdev_req *req,
+	      u64 *handle);
+int twdev_rearm(struct twdev_file *tf, const struct twdev_req *req);
+int twdev_cancel(struct twdev_file *tf, u64 handle);
+void twdev_put(struct twdev_file *tf, struct twdev_timeout *tdt);
+void twdev_start(struct twdev_timeout *tdt, u64 now);
+unsigned long twdev_max_user_timeouts(void);
+int twdev_init(void);
+void twdev_exit(void);
+
+/* dev_read.c */
+void twdev_expire(struct twheel_timeout *t);
+void twdev_wake(struct twheel_timeout *t);
+void twdev_unqueue(struct twdev_file *tf, struct twdev_timeout *tdt);
+void twdev_fill_record(struct twdev_timeout *tdt, u64 expired, u64 now,
+		       struct twdev_record *rec);
+ssize_t twdev_read_iter(struct kiocb *iocb, struct iov_iter *to);
+__poll_t twdev_poll(struct file *file, struct poll_table_struct *wait);
+
+/* dev_ioctl.c */
+long twdev_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
+
+#endif /* _TWHEEL_DEV_H */

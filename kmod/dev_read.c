@@ -1,0 +1,328 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dev_read.c - /dev/twheel: expiry -> ready queue -> read() and poll()
+ *
+ * The timeout is its own event: when it expires, its callback
+ * (twdev_expire(), softirq) stores the expiry time and sets the READY mark
+ * on its slot; read() finds marked slots, copies their records out and then
+ * consumes them. Nothing is allocated on the expiry path, and a cancel or
+ * re-arm drops a queued record by clearing the mark. Like timerfd, a
+ * periodic timeout is re-armed when its record is read, never by its
+ * callback: a short period cannot keep a CPU busy while nobody reads, and a
+ * reader that fell behind sees one record with an overrun count (fixed
+ * rate) instead of a queue of them.
+ *
+ * Wake-ups
+ * --------
+ * A callback does not wake the file's readers itself. The first one of an
+ * expiry run arms the file's waker (a twheel timeout due at once on the
+ * same CPU, behind the callbacks already due), whose callback wakes the
+ * wait queue once for all the records queued before it ran. So a file in K
+ * epoll sets costs K callbacks per run, not per record. waker_armed says the
+ * waker is armed or about to be: a callback that sees it set knows the
+ * waker has not yet woken anyone, since the waker clears it (fully ordered)
+ * before it wakes, and will see the callback's record.
+ *
+ * Blocking readers wait exclusively: a wake-up gets one of them going, and a
+ * reader that leaves records behind wakes the next.
+ *
+ * Locking: the xa_lock guards the READY marks, tf->nr_queued and each
+ * timeout's @expired; only tf->lock holders clear marks and lower
+ * nr_queued, so a tf->lock holder that reads nr_queued as 0 knows that no
+ * timeout whose callback it has waited for has a record queued. See
+ * dev_file.c for the rest.
+ */
+#include <linux/fs.h>
+#include <linux/math64.h>
+#include <linux/poll.h>
+#include <linux/sched.h>
+#include <linux/timekeeping.h>
+#include <linux/uio.h>
+#include <uapi/linux/twheel.h>
+#include <kunit/visibility.h>
+
+#include "dev.h"
+#include "wheel.h"
+
+/* Bit of tf->waker_armed. */
+#define TWDEV_WAKER_ARMED	0
+
+static u32 twdev_slot(const struct twdev_timeout *tdt)
+{
+	return lower_32_bits(tdt->handle);
+}
+
+/**
+ * twdev_expire() - callback of a file's timeout: queue its record
+ * @t: the timeout
+ *
+ * The timeout is not armed again until its record is consumed, so its mark
+ * is clear here.
+ *
+ * Context: softirq, on the CPU that owns the timeout, no twheel lock held.
+ */
+void twdev_expire(struct twheel_timeout *t)
+{
+	struct twdev_timeout *tdt =
+		container_of(t, struct twdev_timeout, tw);
+	struct twdev_file *tf = tdt->tf;
+
+	xa_lock(&tf->timeouts);
+	tdt->expired = ktime_get_ns();
+	__xa_set_mark(&tf->timeouts, twdev_slot(tdt), TWDEV_READY);
+	WRITE_ONCE(tf->nr_queued, tf->nr_queued + 1);
+	xa_unlock(&tf->timeouts);
+	if (!test_and_set_bit(TWDEV_WAKER_ARMED, &tf->waker_armed))
+		tw_mod(&tf->waker, 0, 0, TWHEEL_CPU_LOCAL, 0);
+}
+
+/**
+ * twdev_wake() - callback of a file's waker: wake its readers and pollers
+ * @t: the waker
+ *
+ * Context: softirq.
+ */
+void twdev_wake(struct twheel_timeout *t)
+{
+	struct twdev_file *tf = container_of(t, struct twdev_file, waker);
+
+	clear_bit(TWDEV_WAKER_ARMED, &tf->waker_armed);
+	/* Pairs with test_and_set_bit() in twdev_expire(): see the top. */
+	smp_mb__after_atomic();
+	wake_up_poll(&tf->wqh, EPOLLIN | EPOLLRDNORM);
+}
+
+/**
+ * twdev_unqueue() - drop the queued record of a timeout, if any
+ * @tf: the file, with tf->lock held
+ * @tdt: a timeout no callback of which can still queue a record (it is not
+ *	armed, and a callback that ran was waited for or its record found)
+ *
+ * Then its mark cannot change under us, and with no record queued in the
+ * file it has none.
+ */
+void twdev_unqueue(struct twdev_file *tf, struct twdev_timeout *tdt)
+{
+	if (!READ_ONCE(tf->nr_queued))
+		return;
+	xa_lock_bh(&tf->timeouts);
+	if (xa_get_mark(&tf->timeouts, twdev_slot(tdt), TWDEV_READY)) {
+		__xa_clear_mark(&tf->timeouts, twdev_slot(tdt), TWDEV_READY);
+		WRITE_ONCE(tf->nr_queued, tf->nr_queued - 1);
+	}
+	xa_unlock_bh(&tf->timeouts);
+}
+
+/*
+ * Next deadline of periodic @tdt read at @now, into rec->next. A fixed-rate
+ * timeout counts the further periods that have passed as overruns and next
+ * expires on the first period boundary after @now; a fixed-delay one next
+ * expires a period after @now. One whose next deadline the wheel cannot
+ * take (past the clock's range) stops: its record says so.
+ */
+static void twdev_fill_next(struct twdev_timeout *tdt, u64 now,
+			    struct twdev_record *rec)
+{
+	u64 late, rem;
+
+	if (tdt->flags & TWHEEL_ARM_FIXED_DELAY) {
+		rec->next = now + tdt->period;
+	} else {
+		late = now > tdt->deadline ? now - tdt->deadline : 0;
+		rec->ev.overrun = div64_u64_rem(late, tdt->period, &rem);
+		rec->next = now + tdt->period - rem;
+	}
+	if (tw_check_deadline(rec->next, now))
+		rec->ev.flags |= TWHEEL_EV_STOPPED;
+}
+
+/**
+ * twdev_fill_record() - the record of a timeout that expired
+ * @tdt: the timeout
+ * @expired: when its callback ran
+ * @now: when the record is read
+ * @rec: out: the record, and for a periodic timeout its next deadline
+ */
+void twdev_fill_record(struct twdev_timeout *tdt, u64 expired, u64 now,
+		       struct twdev_record *rec)
+{
+	rec->tdt = tdt;
+	rec->now = now;
+	rec->ev.handle = tdt->handle;
+	rec->ev.cookie = tdt->cookie;
+	rec->ev.deadline = tdt->deadline;
+	rec->ev.expired = expired;
+	rec->ev.overrun = 0;
+	rec->ev.flags = tdt->period ? TWHEEL_EV_PERIODIC : 0;
+	rec->ev.reserved = 0;
+	if (tdt->period)
+		twdev_fill_next(tdt, now, rec);
+}
+EXPORT_SYMBOL_IF_KUNIT(twdev_fill_record);
+
+/**
+ * struct twdev_pass - the slots one read() looks at
+ * @next: first slot not looked at yet
+ * @end: last slot of the current leg
+ * @start: the read cursor when the pass began
+ *
+ * A pass goes from the read cursor up, then from slot 0 to just before where
+ * it began: every slot gets its turn, and no timeout gives two records in one
+ * read() (a periodic timeout re-armed by this read() may be due again before
+ * the pass ends).
+ */
+struct twdev_pass {
+	unsigned long next;
+	unsigned long end;
+	unsigned long start;
+};
+
+/* Find the next ready record of the pass. Caller holds tf->lock. */
+static bool twdev_peek(struct twdev_file *tf, struct twdev_pass *pass,
+		       struct twdev_record *rec)
+{
+	struct twdev_timeout *tdt;
+	u64 expired = 0;
+
+	xa_lock_bh(&tf->timeouts);
+	tdt = xa_find(&tf->timeouts, &pass->next, pass->end, TWDEV_READY);
+	if (!tdt && pass->end == ULONG_MAX && pass->start) {
+		pass->next = 0;
+		pass->end = pass->start - 1;
+		tdt = xa_find(&tf->timeouts, &pass->next, pass->end,
+			      TWDEV_READY);
+	}
+	if (tdt)
+		expired = tdt->expired;
+	xa_unlock_bh(&tf->timeouts);
+	if (!tdt)
+		return false;
+	twdev_fill_record(tdt, expired, ktime_get_ns(), rec);
+	return true;
+}
+
+/* The record went out: kill a one-shot or stopped timeout, re-arm the rest. */
+static void twdev_consume(struct twdev_file *tf, struct twdev_record *rec)
+{
+	struct twdev_timeout *tdt = rec->tdt;
+
+	tf->read_cursor = twdev_slot(tdt) + 1;
+	if (!tdt->period || (rec->ev.flags & TWHEEL_EV_STOPPED)) {
+		/* Its callback may not have returned yet. */
+		twheel_cancel_sync(&tdt->tw);
+		twdev_put(tf, tdt);
+		return;
+	}
+	twdev_unqueue(tf, tdt);
+	tdt->deadline = rec->next;
+	twdev_start(tdt, rec->now);
+}
+
+/*
+ * Copy ready records to @to and consume them. A record is consumed only once
+ * it has been copied whole, so a fault part-way loses nothing: the records
+ * not copied stay queued. Each timeout gives at most one record per call.
+ * Caller holds tf->lock. Return: bytes copied (whole records), 0 if no
+ * record was ready, -EFAULT if not even the first record could be copied.
+ */
+static ssize_t twdev_copy_records(struct twdev_file *tf, struct iov_iter *to)
+{
+	struct twdev_pass pass = {
+		.next = tf->read_cursor,
+		.end = ULONG_MAX,
+		.start = tf->read_cursor,
+	};
+	struct twdev_record rec;
+	size_t done = 0, n;
+
+	lockdep_assert_held(&tf->lock);
+	while (iov_iter_count(to) >= sizeof(rec.ev) &&
+	       twdev_peek(tf, &pass, &rec)) {
+		n = copy_to_iter(&rec.ev, sizeof(rec.ev), to);
+		if (n != sizeof(rec.ev)) {
+			iov_iter_revert(to, n);
+			return done ? done : -EFAULT;
+		}
+		twdev_consume(tf, &rec);
+		pass.next = tf->read_cursor;
+		done += sizeof(rec.ev);
+		cond_resched();
+	}
+	return done;
+}
+
+/* Wait until a record is ready, unless @nonblock. */
+static int twdev_wait(struct twdev_file *tf, bool nonblock)
+{
+	if (twdev_has_ready(tf))
+		return 0;
+	if (nonblock)
+		return -EAGAIN;
+	return wait_event_interruptible_exclusive(tf->wqh,
+						  twdev_has_ready(tf));
+}
+
+/**
+ * twdev_read_iter() - the read_iter of /dev/twheel
+ * @iocb: the request; IOCB_NOWAIT (io_uring) or O_NONBLOCK make it
+ *	non-blocking
+ * @to: where the records go
+ *
+ * Returns as many whole records as fit and are ready, at least one. Another
+ * reader may take the records this one was woken for: then it waits again
+ * (or returns -EAGAIN). The file is FMODE_NOWAIT, so io_uring reads it
+ * inline and polls it, without a worker thread.
+ *
+ * Context: process context; may sleep and fault (not with IOCB_NOWAIT).
+ * Return: bytes read, -EINVAL if the buffer is smaller than one record,
+ * -EAGAIN when non-blocking and nothing is ready (or tf->lock is taken),
+ * -EFAULT for a bad buffer, -ERESTARTSYS on a signal.
+ */
+ssize_t twdev_read_iter(struct kiocb *iocb, struct iov_iter *to)
+{
+	struct twdev_file *tf = iocb->ki_filp->private_data;
+	bool nonblock = (iocb->ki_flags & IOCB_NOWAIT) ||
+			(iocb->ki_filp->f_flags & O_NONBLOCK);
+	ssize_t ret;
+
+	if (iov_iter_count(to) < sizeof(struct twheel_event))
+		return -EINVAL;
+	do {
+		ret = twdev_wait(tf, nonblock);
+		if (ret)
+			return ret;
+		if (iocb->ki_flags & IOCB_NOWAIT) {
+			if (!mutex_trylock(&tf->lock))
+				return -EAGAIN;
+		} else if (mutex_lock_interruptible(&tf->lock)) {
+			return -ERESTARTSYS;
+		}
+		ret = twdev_copy_records(tf, to);
+		mutex_unlock(&tf->lock);
+	} while (!ret);
+	/* Records left behind: the next exclusive waiter takes them. */
+	if (twdev_has_ready(tf))
+		wake_up_poll(&tf->wqh, EPOLLIN | EPOLLRDNORM);
+	return ret;
+}
+
+/**
+ * twdev_poll() - the poll of /dev/twheel
+ * @file: the open file
+ * @wait: the poll table
+ *
+ * poll_wait() adds us to tf->wqh under tf->wqh.lock before the lockless
+ * check. A record raises tf->nr_queued before the waker wakes tf->wqh,
+ * which takes the same lock: either the check sees the new record or the
+ * wake-up finds us queued. Every expiry run that queues a record wakes the
+ * queue, so edge-triggered epoll sees each run.
+ *
+ * Return: EPOLLIN | EPOLLRDNORM while a record is ready, else 0.
+ */
+__poll_t twdev_poll(struct file *file, struct poll_table_struct *wait)
+{
+	struct twdev_file *tf = file->private_data;
+
+	poll_wait(file, &tf->wqh, wait);
+	return twdev_has_ready(tf) ? EPOLLIN | EPOLLRDNORM : 0;
+}

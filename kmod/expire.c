@@ -1,0 +1,304 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * expire.c - the hrtimer that drives a base, expiry runs, and the kick
+ *
+ * Each base has a pinned soft hrtimer, programmed for the tick of its next
+ * work (wheel.c, tw_program()). Its callback (softirq, on the base's CPU)
+ * brings the base's clock up to now: due buckets go to the cascade list and
+ * their timeouts are re-filed, due ones onto the expired list. Then it runs
+ * the callbacks of the expired list without the base lock.
+ *
+ * Bounded work
+ * ------------
+ * A run re-files at most TW_CASCADE_BUDGET timeouts, dropping the base lock
+ * every TW_LOCKED_CHUNK, and runs callbacks until expire_budget of them ran
+ * or TW_RUN_NS passed, whichever comes first. What is left continues in a
+ * new hrtimer run started at once; between runs the softirq code lets other
+ * work in, and hands a softirq that keeps coming back to ksoftirqd, where
+ * the scheduler shares the CPU. No interrupts-off section grows with what
+ * was armed.
+ *
+ * Locking
+ * -------
+ * The callback holds base->expiry_lock (a spinlock_t: sleeping and
+ * priority-inheriting on PREEMPT_RT) for the whole run, and base->lock (raw)
+ * except while a timeout's callback runs. base->running names that timeout.
+ * twheel_cancel_sync() that finds its timeout running waits by taking and
+ * dropping expiry_lock (tw_wait_running()), as the kernel's timers do with
+ * their expiry lock; the run lets waiters in between two callbacks.
+ * Lock order: expiry_lock, then base->lock.
+ *
+ * The callback never returns HRTIMER_RESTART: it programs the hrtimer with
+ * hrtimer_start(), which is correct even when a kick started the hrtimer
+ * again between the hrtimer core dropping its lock and this callback taking
+ * base->lock (HRTIMER_RESTART would then re-queue a queued hrtimer).
+ *
+ * The kick
+ * --------
+ * Only a base's own CPU starts its pinned hrtimer; an arm on another CPU that
+ * needs an earlier expiry sends the base's kick, an IPI to the base's CPU
+ * that programs the hrtimer there; base->kick_sent keeps one kick in flight.
+ */
+#include <linux/atomic.h>
+#include <linux/hrtimer.h>
+#include <linux/ktime.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/smp.h>
+#include <linux/timekeeping.h>
+
+#include "wheel.h"
+#include "trace.h"
+
+/* Moves from the cascade list one hrtimer run may do before yielding. */
+#define TW_CASCADE_BUDGET	4096U
+/* Time one hrtimer run may spend on callbacks before yielding. */
+#define TW_RUN_NS		NSEC_PER_MSEC
+/* Default, least and most callbacks one hrtimer run may call. */
+#define TW_EXPIRE_BUDGET_DEFAULT	256U
+#define TW_EXPIRE_BUDGET_MIN		8U
+#define TW_EXPIRE_BUDGET_MAX		65536U
+
+static unsigned int expire_budget = TW_EXPIRE_BUDGET_DEFAULT;
+
+static int expire_budget_set(const char *val, const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, TW_EXPIRE_BUDGET_MIN,
+				     TW_EXPIRE_BUDGET_MAX);
+}
+
+static const struct kernel_param_ops expire_budget_ops = {
+	.set = expire_budget_set,
+	.get = param_get_uint,
+};
+
+module_param_cb(expire_budget, &expire_budget_ops, &expire_budget, 0444);
+MODULE_PARM_DESC(expire_budget, "Callbacks per hrtimer run before yielding, 8..65536 (default 256)");
+
+/* Kicks sent and not yet finished; module exit waits for none. */
+static atomic_t kicks_in_flight = ATOMIC_INIT(0);
+
+/**
+ * tw_send_kick() - ask a base's CPU to program its hrtimer
+ * @base: the base, locked: the lock serialises the users of its csd
+ *
+ * -EBUSY means the csd of the previous kick, whose handler has already run,
+ * is not released yet: that takes the other CPU a few instructions.
+ */
+void tw_send_kick(struct tw_base *base)
+{
+	int ret;
+
+	if (base->kick_sent)
+		return;
+	base->kick_sent = true;
+	atomic_inc(&kicks_in_flight);
+	while ((ret = smp_call_function_single_async(base->cpu,
+						     &base->kick_csd)) == -EBUSY)
+		cpu_relax();
+	if (WARN_ON_ONCE(ret)) {
+		base->kick_sent = false;
+		atomic_dec(&kicks_in_flight);
+	}
+}
+
+/**
+ * tw_kick_fn() - the kick's IPI handler, on the base's CPU
+ * @info: the base
+ *
+ * kick_sent is cleared under the lock, so an arm that still sees it set
+ * knows this handler will see its timeout. A kick that reaches a base whose
+ * CPU is going down finds it offline and does nothing.
+ */
+void tw_kick_fn(void *info)
+{
+	struct tw_base *base = info;
+
+	raw_spin_lock(&base->lock);
+	base->kick_sent = false;
+	tw_program(base, tw_next_event(base));
+	raw_spin_unlock(&base->lock);
+	/* Last: module exit waits for this, then for an RCU grace period. */
+	atomic_dec(&kicks_in_flight);
+}
+
+/**
+ * tw_kicks_drain() - wait until no kick is in flight
+ *
+ * Every base must be offline, so that no new kick is sent.
+ */
+void tw_kicks_drain(void)
+{
+	while (atomic_read(&kicks_in_flight))
+		cpu_relax();
+	synchronize_rcu();
+}
+
+/**
+ * tw_wait_running() - wait until the callback of a timeout may have ended
+ * @t: a timeout whose callback was seen running
+ *
+ * A running timeout does not change base, and its base's hrtimer callback
+ * holds expiry_lock while it runs callbacks; taking the lock waits for it.
+ */
+void tw_wait_running(struct twheel_timeout *t)
+{
+	u32 tf = READ_ONCE(t->flags);
+	struct tw_base *base;
+
+	if (tf & TW_F_MIGRATING)
+		return;
+	base = tw_base_of(tf & TW_F_CPU_MASK);
+	atomic_inc(&base->expiry_waiters);
+	spin_lock_bh(&base->expiry_lock);
+	atomic_dec(&base->expiry_waiters);
+	spin_unlock_bh(&base->expiry_lock);
+}
+
+/**
+ * tw_sync_callbacks() - wait until every callback running now has ended
+ *
+ * Every base runs its callbacks with its expiry lock held; taking each in
+ * turn waits for them. A timeout shut down before this call is then run by
+ * no CPU.
+ *
+ * Context: process context.
+ */
+void tw_sync_callbacks(void)
+{
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct tw_base *base = tw_base_of(cpu);
+
+		atomic_inc(&base->expiry_waiters);
+		spin_lock_bh(&base->expiry_lock);
+		atomic_dec(&base->expiry_waiters);
+		spin_unlock_bh(&base->expiry_lock);
+	}
+}
+
+static void note_max(u64 *max, u64 v)
+{
+	if (v > *max)
+		*max = v;
+}
+
+/* Run @t's callback; @t may be freed or re-armed by it. */
+static void call_timeout_fn(struct twheel_timeout *t)
+{
+	twheel_fn_t fn = t->func;
+#ifdef CONFIG_LOCKDEP
+	/*
+	 * The callback may free @t: use a copy of its map, as call_timer_fn()
+	 * does.
+	 */
+	struct lockdep_map lockdep_map;
+
+	lockdep_copy_map(&lockdep_map, &t->lockdep_map);
+	lock_map_acquire(&lockdep_map);
+#endif
+	fn(t);
+#ifdef CONFIG_LOCKDEP
+	lock_map_release(&lockdep_map);
+#endif
+}
+
+/* Let a task waiting for a callback of this base in; base->lock is held. */
+static void let_waiters_in(struct tw_base *base)
+	__must_hold(&base->lock)
+{
+	if (!atomic_read(&base->expiry_waiters))
+		return;
+	raw_spin_unlock_irq(&base->lock);
+	spin_unlock(&base->expiry_lock);
+	spin_lock(&base->expiry_lock);
+	raw_spin_lock_irq(&base->lock);
+}
+
+/* Run one expired timeout's callback; returns the time it ended. */
+static u64 run_one(struct tw_base *base, struct twheel_timeout *t)
+	__must_hold(&base->lock)
+{
+	u64 due, start, end;
+
+	tw_dequeue(base, t);
+	tw_debug_deactivate(t);
+	base->stats.expired++;
+	base->running = t;
+	due = tw_tick_to_ns(t->expires);
+	raw_spin_unlock_irq(&base->lock);
+
+	start = ktime_get_ns();
+	trace_twheel_expire(t, due, start);
+	call_timeout_fn(t);
+	end = ktime_get_ns();
+
+	raw_spin_lock_irq(&base->lock);
+	base->running = NULL;
+	note_max(&base->stats.max_cb_ns, end - start);
+	if (start > due)
+		note_max(&base->stats.max_late_ns, start - due);
+	let_waiters_in(base);
+	return end;
+}
+
+/*
+ * Run expired callbacks until none is left (true), or until @budget ran or
+ * the time @until passed (false).
+ */
+static bool run_expired(struct tw_base *base, unsigned int budget, u64 until)
+{
+	u64 end = 0;
+
+	while (!list_empty(&base->expired)) {
+		if (!budget-- || end > until)
+			return false;
+		end = run_one(base, list_first_entry(&base->expired,
+						     struct twheel_timeout,
+						     entry));
+	}
+	return true;
+}
+
+static void note_fire(struct tw_base *base, u64 now)
+{
+	base->stats.hrtimer_fires++;
+	if (base->last_fire && now > base->last_fire + 1)
+		base->stats.ticks_skipped += now - base->last_fire - 1;
+	base->last_fire = now;
+}
+
+/**
+ * tw_hrtimer_fn() - the callback of a base's hrtimer
+ * @timer: the base's hrtimer
+ *
+ * Context: softirq on the base's CPU (a preemptible thread on PREEMPT_RT).
+ * Return: HRTIMER_NORESTART; the timer is programmed with hrtimer_start().
+ */
+enum hrtimer_restart tw_hrtimer_fn(struct hrtimer *timer)
+{
+	struct tw_base *base = container_of(timer, struct tw_base, timer);
+	u64 start = ktime_get_ns();
+	u64 now = tw_ns_to_tick_floor(start);
+	bool done;
+
+	spin_lock(&base->expiry_lock);
+	raw_spin_lock_irq(&base->lock);
+	base->in_timer = true;
+	note_fire(base, now);
+	done = !tw_base_advance(base, now, TW_CASCADE_BUDGET);
+	done &= run_expired(base, expire_budget, start + TW_RUN_NS);
+	base->in_timer = false;
+	base->programmed = U64_MAX;
+	if (done) {
+		tw_program(base, tw_next_event(base));
+	} else {
+		base->stats.runs_cut++;
+		/* The rest continues in a new softirq run, started now. */
+		tw_program(base, tw_ns_to_tick_floor(ktime_get_ns()));
+	}
+	raw_spin_unlock_irq(&base->lock);
+	spin_unlock(&base->expiry_lock);
+	return HRTIMER_NORESTART;
+}

@@ -1,0 +1,175 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * wheel.h - the wheel's private header: per-CPU base, geometry, internals
+ *
+ * Shared by the files of the wheel layer (wheel.c: geometry and the arm and
+ * cancel primitives; expire.c: the hrtimer, expiry runs and the kick; cpu.c:
+ * per-CPU bases, CPU choice and hotplug; stats.c: debugfs), by the device
+ * layer, which arms its timeouts through tw_mod() after validating them
+ * itself, and by the KUnit suites, which drive private bases. Every name
+ * here starts with tw_. Kernel clients use <linux/twheel.h> only.
+ */
+#ifndef _TWHEEL_WHEEL_H
+#define _TWHEEL_WHEEL_H
+
+#include <linux/atomic.h>
+#include <linux/bits.h>
+#include <linux/hrtimer.h>
+#include <linux/list.h>
+#include <linux/smp.h>
+#include <linux/spinlock.h>
+#include <linux/twheel.h>
+#include <linux/types.h>
+
+/* Each level has 2^TW_LVL_BITS buckets and covers TW_LVL_BITS bits of the tick. */
+#define TW_LVL_BITS		6
+/* Buckets per level: one u64 occupancy word per level. */
+#define TW_LVL_SIZE		BIT(TW_LVL_BITS)
+/* Digit mask of one level. */
+#define TW_LVL_MASK		(TW_LVL_SIZE - 1)
+/* Enough levels to cover every bit of a u64 tick (11 x 6 >= 64). */
+#define TW_LEVELS		DIV_ROUND_UP(64, TW_LVL_BITS)
+/* Buckets per base. */
+#define TW_NR_BUCKETS		(TW_LEVELS * TW_LVL_SIZE)
+/* Longest accepted delay in ticks: 2^40 ticks is 34 years at 1 ms. */
+#define TW_MAX_DELTA_TICKS	BIT_ULL(40)
+/* Timeouts moved with a base lock held, at most: bounds irqs-off time. */
+#define TW_LOCKED_CHUNK		64U
+
+/* t->idx of a timeout queued on the expired list, waiting for its callback. */
+#define TW_IDX_EXPIRED		(TW_NR_BUCKETS + 1)
+
+/* t->flags: owning CPU in the low bits. */
+#define TW_F_CPU_MASK		0x0000ffffU
+/* t->flags: moving between bases; tw_lock_timeout_base() waits for it. */
+#define TW_F_MIGRATING		0x00010000U
+/* t->flags: shut down; arms are ignored until it is initialised again. */
+#define TW_F_SHUTDOWN		0x00020000U
+
+/**
+ * struct tw_stats - per-CPU counters for debugfs; nothing reads them back
+ * @armed: arms of idle timeouts
+ * @rearmed: arms of pending timeouts (moved to a new expiry)
+ * @cancelled: pending timeouts removed by a cancel
+ * @expired: callbacks run
+ * @cascaded: timeouts moved from an upper level to a lower one
+ * @migrated: timeouts moved here from another base (hotplug, CPU choice)
+ * @hrtimer_fires: runs of the base's hrtimer callback
+ * @ticks_skipped: ticks that passed without an hrtimer run (tickless)
+ * @runs_cut: expiry runs that stopped at their budget and continue later
+ * @max_late_ns: largest delay from a tick's start to its callback
+ * @max_cb_ns: longest single callback run
+ */
+struct tw_stats {
+	u64 armed;
+	u64 rearmed;
+	u64 cancelled;
+	u64 expired;
+	u64 cascaded;
+	u64 migrated;
+	u64 hrtimer_fires;
+	u64 ticks_skipped;
+	u64 runs_cut;
+	u64 max_late_ns;
+	u64 max_cb_ns;
+};
+
+/**
+ * struct tw_base - one CPU's wheel
+ * @lock: protects every field below but @expiry_lock and @expiry_waiters,
+ *	and the lists of all timeouts queued on the base
+ * @running: timeout whose callback runs right now, or NULL
+ * @clk: last tick processed; everything due at or before it is expired
+ * @programmed: tick the hrtimer is set for, U64_MAX when it is not armed
+ * @last_fire: tick of the previous hrtimer run, for @stats.ticks_skipped
+ * @nr_pending: timeouts queued on the base (buckets, cascade, expired)
+ * @levels_map: bit L set when level L has an occupied bucket
+ * @online: the CPU is up and the base takes timeouts and programs its timer
+ * @in_timer: the hrtimer callback is running; it reprograms on exit
+ * @kick_sent: @kick_csd is on its way and its handler has not taken @lock yet
+ * @cpu: the CPU this base belongs to
+ * @occupied: per level, bit i set when bucket i of that level is non-empty
+ * @cascade: timeouts taken from a due upper-level bucket, to be re-filed
+ * @expired: due timeouts waiting for their callbacks, in expiry order
+ * @expiry_lock: held by the hrtimer callback while it runs callbacks; a
+ *	cancel that finds its timeout's callback running waits on it (sleeps
+ *	and boosts the callback on PREEMPT_RT instead of spinning)
+ * @expiry_waiters: tasks waiting on @expiry_lock; the callback lets them in
+ *	between two callbacks
+ * @timer: pinned soft hrtimer that drives the base
+ * @kick_csd: IPI that reprograms @timer on @cpu after an arm from another CPU
+ * @stats: counters for debugfs
+ * @buckets: TW_LEVELS levels of TW_LVL_SIZE buckets
+ */
+struct tw_base {
+	raw_spinlock_t lock;	/* see the kernel-doc above */
+	struct twheel_timeout *running;
+	u64 clk;
+	u64 programmed;
+	u64 last_fire;
+	unsigned long nr_pending;
+	unsigned long levels_map;
+	bool online;
+	bool in_timer;
+	bool kick_sent;
+	unsigned int cpu;
+	u64 occupied[TW_LEVELS];
+	struct list_head cascade;
+	struct list_head expired;
+	spinlock_t expiry_lock;	/* see the kernel-doc above */
+	atomic_t expiry_waiters;
+	struct hrtimer timer;
+	call_single_data_t kick_csd;
+	struct tw_stats stats;
+	struct list_head buckets[TW_NR_BUCKETS];
+};
+
+/* wheel.c: geometry and clock */
+u64 tw_ns_to_tick(u64 ns);
+u64 tw_ns_to_tick_floor(u64 ns);
+u64 tw_tick_to_ns(u64 tick);
+void tw_set_tick(void);
+unsigned int tw_calc_idx(u64 clk, u64 expires);
+u64 tw_bucket_tick(u64 clk, unsigned int idx);
+int tw_check_deadline(u64 deadline_ns, u64 now_ns);
+
+/* wheel.c: a base and its timeouts, called with base->lock held */
+void tw_base_init(struct tw_base *base, unsigned int cpu, u64 clk);
+u64 tw_next_event(const struct tw_base *base);
+void tw_enqueue(struct tw_base *base, struct twheel_timeout *t);
+bool tw_dequeue(struct tw_base *base, struct twheel_timeout *t);
+bool tw_base_advance(struct tw_base *base, u64 now, unsigned int budget);
+void tw_program(struct tw_base *base, u64 due);
+void tw_idle_base(struct tw_base *base);
+void tw_debug_deactivate(struct twheel_timeout *t);
+
+/* wheel.c: the arm primitive without validation, for the device layer */
+int tw_mod(struct twheel_timeout *t, u64 deadline_ns, u64 now_ns, int cpu,
+	   unsigned int flags);
+void tw_shutdown_many(struct twheel_timeout **ts, unsigned int n);
+
+/* expire.c */
+enum hrtimer_restart tw_hrtimer_fn(struct hrtimer *timer);
+void tw_kick_fn(void *info);
+void tw_send_kick(struct tw_base *base);
+void tw_kicks_drain(void);
+void tw_wait_running(struct twheel_timeout *t);
+void tw_sync_callbacks(void);
+
+/* cpu.c */
+struct tw_base *tw_base_of(unsigned int cpu);
+struct tw_base *tw_target_base(int cpu);
+void tw_stats_snapshot(unsigned int cpu, struct tw_stats *out,
+		       unsigned long *nr_pending);
+int tw_init(void);
+void tw_exit(void);
+
+/* stats.c */
+void tw_stats_init(void);
+void tw_stats_exit(void);
+
+#if IS_ENABLED(CONFIG_KUNIT)
+bool tw_base_timer_armed(unsigned int cpu);
+#endif
+
+#endif /* _TWHEEL_WHEEL_H */
