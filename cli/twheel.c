@@ -146,6 +146,9 @@ static int cmd_info(void)
 	printf("  %-16s %" PRIu64 "\n", "max_delay_ns", (uint64_t)info->max_delay_ns);
 	printf("  %-16s %u\n", "max_pending", info->max_pending);
 	printf("  %-16s %u\n", "max_batch", info->max_batch);
+	if (info->api_version >= 2)
+		printf("  %-16s %" PRIu64 "\n", "max_user_timeouts",
+		       (uint64_t)info->max_user_timeouts);
 	twheel_close(tw);
 	return 0;
 }
@@ -300,7 +303,7 @@ static void fdinfo_field(const char *path, const char *key, char *out, size_t le
 static int cmd_ps(void)
 {
 	char path[PATH_MAX + 600], link[PATH_MAX], comm[64];
-	char pending[32], queued[32], maxp[32], cached[32];
+	char pending[32], queued[32], maxp[32], cached[32], user[32];
 	struct dirent *p, *fd;
 	DIR *proc, *fds;
 	ssize_t n;
@@ -309,8 +312,8 @@ static int cmd_ps(void)
 	proc = opendir("/proc");
 	if (!proc)
 		return fail("/proc", errno);
-	printf("%7s %-16s %4s %9s %7s %11s %7s\n", "PID", "COMMAND", "FD",
-	       "PENDING", "QUEUED", "MAX_PENDING", "CACHED");
+	printf("%7s %-16s %4s %9s %7s %11s %7s %13s\n", "PID", "COMMAND", "FD",
+	       "PENDING", "QUEUED", "MAX_PENDING", "CACHED", "USER_TIMEOUTS");
 	while ((p = readdir(proc))) {
 		if (!isdigit((unsigned char)p->d_name[0]))
 			continue;
@@ -338,8 +341,9 @@ static int cmd_ps(void)
 			fdinfo_field(path, "queued", queued, sizeof(queued));
 			fdinfo_field(path, "max_pending", maxp, sizeof(maxp));
 			fdinfo_field(path, "cached", cached, sizeof(cached));
-			printf("%7s %-16s %4s %9s %7s %11s %7s\n", p->d_name, comm,
-			       fd->d_name, pending, queued, maxp, cached);
+			fdinfo_field(path, "user_timeouts", user, sizeof(user));
+			printf("%7s %-16s %4s %9s %7s %11s %7s %13s\n", p->d_name, comm,
+			       fd->d_name, pending, queued, maxp, cached, user);
 			found++;
 		}
 		closedir(fds);
