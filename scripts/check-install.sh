@@ -80,7 +80,10 @@ install_debs() {
 	done
 	log "install: apt-get install ${debs[*]}"
 	# --reinstall: a rebuilt package of the same version replaces the old one.
+	# Never prompt about a conffile (/etc/modprobe.d/twheel.conf) the admin
+	# changed or deleted: keep theirs.
 	if ! "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y --reinstall \
+		-o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold \
 		--no-install-recommends "${debs[@]}" >"$OUT/apt.log" 2>&1; then
 		tail -n 20 "$OUT/apt.log" >&2
 		rec fail - "apt-get install ./*.deb (see $OUT/apt.log)"
