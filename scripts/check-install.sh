@@ -5,7 +5,8 @@
 # twheel installed the way a Debian user installs it, then used in guests.
 #
 #   1. make deb (scripts/deb.sh) and lintian: no lintian error
-#   2. apt-get install ./twheel-dkms ./libtwheel1 ./libtwheel-dev ./twheel-tools
+#   2. dpkg --purge of any twheel package already there (a fresh install every
+#      time), apt-get install ./twheel-dkms ./libtwheel1 ./libtwheel-dev ./twheel-tools
 #      on this machine: DKMS builds the module for every installed kernel
 #      with headers; `dkms status` must say "installed" for each kernel
 #   3. man twheel, man 4 twheel, man 3 libtwheel, man 8 twheel render
@@ -74,15 +75,25 @@ build_debs() {
 }
 
 install_debs() {
-	local debs=() p k rel st
+	local debs=() p k rel st installed
 	for p in "${PKGS[@]}"; do
 		debs+=("$(ls "$TWHEEL_BUILD"/deb/"${p}"_"${version}"_*.deb)")
 	done
+	# A fresh install every time: purge what an earlier run (or anything
+	# else) left, whatever state it is in, so DKMS builds from nothing and
+	# no conffile question can come up.
+	installed=$(dpkg-query -W -f='${Package} ${db:Status-Status}\n' "${PKGS[@]}" 2>/dev/null |
+		awk '$2 != "not-installed" && $2 != "" { print $1 }' | tr '\n' ' ')
+	if [ -n "$installed" ]; then
+		log "install: purging the installed $installed"
+		# shellcheck disable=SC2086 # package names are words
+		"${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive dpkg --purge $installed >"$OUT/purge.log" 2>&1 ||
+			{ tail -n 20 "$OUT/purge.log" >&2; rec fail - "dpkg --purge $installed (see $OUT/purge.log)"; return 1; }
+	fi
 	log "install: apt-get install ${debs[*]}"
-	# --reinstall: a rebuilt package of the same version replaces the old one.
-	# Never prompt about a conffile (/etc/modprobe.d/twheel.conf) the admin
-	# changed or deleted: keep theirs.
-	if ! "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y --reinstall \
+	# Never prompt about a conffile (/etc/modprobe.d/twheel.conf): keep
+	# what is there.
+	if ! "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y \
 		-o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold \
 		--no-install-recommends "${debs[@]}" >"$OUT/apt.log" 2>&1; then
 		tail -n 20 "$OUT/apt.log" >&2
