@@ -33,6 +33,22 @@ struct twdev_user;
 #define TWDEV_READY		XA_MARK_1
 
 /**
+ * struct twdev_counters - a file's counters (TWHEEL_IOC_STATS)
+ * @armed: arms (under tf->lock)
+ * @cancelled: successful cancels (under tf->lock)
+ * @overruns: overruns of the records read (under tf->lock)
+ * @fired: expiries (under the xa_lock)
+ * @late: @fired by lateness, as struct twheel_stats (under the xa_lock)
+ */
+struct twdev_counters {
+	u64 armed;
+	u64 cancelled;
+	u64 overruns;
+	u64 fired;
+	u64 late[TWHEEL_STATS_LATE_BUCKETS];
+};
+
+/**
  * struct twdev_file - private context of one open /dev/twheel file
  * @lock: serialises every ioctl and read() of the file
  * @timeouts: slot -> struct twdev_timeout, live, cached or retired;
@@ -49,6 +65,7 @@ struct twdev_user;
  * @max_pending: the per-file limit, from the max_pending module parameter
  * @key: random; the upper half of every handle is XORed with it
  * @read_cursor: slot at which read() looks for the next record (under @lock)
+ * @counters: what TWHEEL_IOC_STATS reports
  */
 struct twdev_file {
 	struct mutex lock;		/* serialises ioctls and read() */
@@ -64,6 +81,7 @@ struct twdev_file {
 	unsigned int max_pending;
 	u32 key;
 	unsigned long read_cursor;
+	struct twdev_counters counters;
 };
 
 /**
@@ -101,9 +119,9 @@ struct twdev_timeout {
 
 /**
  * struct twdev_req - one request, checked and in kernel terms
- * @op: TWHEEL_OP_ARM, TWHEEL_OP_REARM or TWHEEL_OP_CANCEL
- * @flags: TWHEEL_ARM_FIXED_DELAY (ARM) or 0
- * @handle: the timeout (REARM, CANCEL)
+ * @op: TWHEEL_OP_*
+ * @flags: TWHEEL_ARM_FIXED_DELAY (ARM), TWHEEL_CANCEL_REPORT (CANCEL) or 0
+ * @handle: the timeout (REARM, CANCEL, GET)
  * @cookie: the caller's cookie (ARM)
  * @deadline: CLOCK_MONOTONIC deadline, accepted by the wheel (ARM, REARM)
  * @period: 0 or the period in ns, at least a tick (ARM)
@@ -154,7 +172,12 @@ void twdev_file_free(struct twdev_file *tf);
 int twdev_arm(struct twdev_file *tf, const struct twdev_req *req,
 	      u64 *handle);
 int twdev_rearm(struct twdev_file *tf, const struct twdev_req *req);
-int twdev_cancel(struct twdev_file *tf, u64 handle);
+int twdev_cancel(struct twdev_file *tf, u64 handle, u32 flags);
+int twdev_get(struct twdev_file *tf, u64 handle, u64 now,
+	      struct twheel_get *out);
+unsigned int twdev_list(struct twdev_file *tf, unsigned long *cursor,
+			u64 now, struct twheel_get *out, unsigned int max);
+void twdev_stats(struct twdev_file *tf, struct twheel_stats *out);
 void twdev_put(struct twdev_file *tf, struct twdev_timeout *tdt);
 void twdev_start(struct twdev_timeout *tdt, u64 now);
 unsigned long twdev_max_user_timeouts(void);

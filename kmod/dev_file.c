@@ -66,6 +66,7 @@
 #include <linux/err.h>
 #include <linux/fs.h>
 #include <linux/hashtable.h>
+#include <linux/math64.h>
 #include <linux/miscdevice.h>
 #include <linux/mm.h>
 #include <linux/module.h>
@@ -274,7 +275,7 @@ void twdev_put(struct twdev_file *tf, struct twdev_timeout *tdt)
  * lowest free slot. The free list is empty only while every slot in use is
  * live or retired; fewer than max_pending are live. Caller holds tf->lock.
  */
-static struct twdev_timeout *twdev_get(struct twdev_file *tf)
+static struct twdev_timeout *twdev_take(struct twdev_file *tf)
 {
 	struct twdev_timeout *tdt = tf->free;
 	u32 slot;
@@ -341,7 +342,7 @@ int twdev_arm(struct twdev_file *tf, const struct twdev_req *req,
 	lockdep_assert_held(&tf->lock);
 	if (tf->nr_live >= tf->max_pending)
 		return -ENOSPC;
-	tdt = twdev_get(tf);
+	tdt = twdev_take(tf);
 	if (IS_ERR(tdt))
 		return PTR_ERR(tdt);
 	tdt->cookie = req->cookie;
@@ -351,6 +352,7 @@ int twdev_arm(struct twdev_file *tf, const struct twdev_req *req,
 	tdt->flags = req->flags & TWHEEL_ARM_FIXED_DELAY;
 	twdev_new_handle(tf, tdt);
 	WRITE_ONCE(tf->nr_live, tf->nr_live + 1);
+	tf->counters.armed++;
 	twdev_start(tdt, req->now);
 	*handle = tdt->handle;
 	return 0;
@@ -413,14 +415,74 @@ int twdev_rearm(struct twdev_file *tf, const struct twdev_req *req)
  * twdev_cancel() - cancel a live timeout and free its handle
  * @tf: the file, with @tf->lock held
  * @handle: the timeout
+ * @flags: TWHEEL_CANCEL_REPORT or 0
  *
- * Once this returns 0, no record of @handle is read, even one that was
+ * Once this returns, no record of @handle is read, even one that was
  * already queued.
  *
  * Context: process context; may wait for the timeout's callback.
+ * Return: 0, or with TWHEEL_CANCEL_REPORT TWHEEL_CANCELLED_ARMED (it had not
+ * fired) or TWHEEL_CANCELLED_QUEUED (it had, and its record is dropped);
+ * -ENOENT if @handle names no live timeout of @tf.
+ */
+int twdev_cancel(struct twdev_file *tf, u64 handle, u32 flags)
+{
+	struct twdev_timeout *tdt;
+	int was_armed;
+
+	lockdep_assert_held(&tf->lock);
+	tdt = twdev_lookup(tf, handle);
+	if (!tdt)
+		return -ENOENT;
+	was_armed = twheel_cancel_sync(&tdt->tw);
+	twdev_put(tf, tdt);
+	tf->counters.cancelled++;
+	if (!(flags & TWHEEL_CANCEL_REPORT))
+		return 0;
+	return was_armed ? TWHEEL_CANCELLED_ARMED : TWHEEL_CANCELLED_QUEUED;
+}
+
+/*
+ * Describe live @tdt as of @now. Not pending and no record queued means its
+ * callback runs right now: its record is on its way. Caller holds tf->lock.
+ */
+static void twdev_describe(struct twdev_file *tf, struct twdev_timeout *tdt,
+			   u64 now, struct twheel_get *out)
+{
+	bool queued;
+
+	xa_lock_bh(&tf->timeouts);
+	queued = xa_get_mark(&tf->timeouts, twdev_slot(tdt), TWDEV_READY) ||
+		 !twheel_pending(&tdt->tw);
+	xa_unlock_bh(&tf->timeouts);
+	memset(out, 0, sizeof(*out));
+	out->handle = tdt->handle;
+	out->cookie = tdt->cookie;
+	out->deadline = tdt->deadline;
+	out->remaining = tdt->deadline > now ? tdt->deadline - now : 0;
+	out->period = tdt->period;
+	out->state = queued ? TWHEEL_STATE_QUEUED : TWHEEL_STATE_ARMED;
+	out->flags = tdt->flags;
+	if (tdt->cpu != TWHEEL_CPU_LOCAL) {
+		out->flags |= TWHEEL_ARM_CPU;
+		out->cpu = tdt->cpu;
+	}
+	if (queued && tdt->period && !(tdt->flags & TWHEEL_ARM_FIXED_DELAY) &&
+	    now > tdt->deadline)
+		out->overrun = div64_u64(now - tdt->deadline, tdt->period);
+}
+
+/**
+ * twdev_get() - describe a live timeout
+ * @tf: the file, with @tf->lock held
+ * @handle: the timeout
+ * @now: CLOCK_MONOTONIC time of the call
+ * @out: the description
+ *
  * Return: 0, or -ENOENT if @handle names no live timeout of @tf.
  */
-int twdev_cancel(struct twdev_file *tf, u64 handle)
+int twdev_get(struct twdev_file *tf, u64 handle, u64 now,
+	      struct twheel_get *out)
 {
 	struct twdev_timeout *tdt;
 
@@ -428,9 +490,56 @@ int twdev_cancel(struct twdev_file *tf, u64 handle)
 	tdt = twdev_lookup(tf, handle);
 	if (!tdt)
 		return -ENOENT;
-	twheel_cancel_sync(&tdt->tw);
-	twdev_put(tf, tdt);
+	twdev_describe(tf, tdt, now, out);
 	return 0;
+}
+
+/**
+ * twdev_list() - describe the live timeouts from a slot on
+ * @tf: the file, with @tf->lock held
+ * @cursor: in: first slot to look at; out: the slot to continue from
+ * @now: CLOCK_MONOTONIC time of the call
+ * @out: room for @max descriptions
+ * @max: at least 1
+ *
+ * Return: descriptions written; 0 when no live timeout is left.
+ */
+unsigned int twdev_list(struct twdev_file *tf, unsigned long *cursor,
+			u64 now, struct twheel_get *out, unsigned int max)
+{
+	struct twdev_timeout *tdt;
+	unsigned int n = 0;
+
+	lockdep_assert_held(&tf->lock);
+	xa_for_each_start(&tf->timeouts, *cursor, tdt, *cursor) {
+		if (n == max)
+			return n;
+		if (upper_32_bits(tdt->handle))
+			twdev_describe(tf, tdt, now, &out[n++]);
+	}
+	/* Past the last slot: no slot is ULONG_MAX. */
+	*cursor = ULONG_MAX;
+	return n;
+}
+
+/**
+ * twdev_stats() - a file's counters
+ * @tf: the file, with @tf->lock held
+ * @out: the counters
+ */
+void twdev_stats(struct twdev_file *tf, struct twheel_stats *out)
+{
+	lockdep_assert_held(&tf->lock);
+	memset(out, 0, sizeof(*out));
+	out->pending = tf->nr_live;
+	out->armed = tf->counters.armed;
+	out->cancelled = tf->counters.cancelled;
+	out->overruns = tf->counters.overruns;
+	xa_lock_bh(&tf->timeouts);
+	out->queued = tf->nr_queued;
+	out->fired = tf->counters.fired;
+	memcpy(out->late, tf->counters.late, sizeof(out->late));
+	xa_unlock_bh(&tf->timeouts);
 }
 EXPORT_SYMBOL_IF_KUNIT(twdev_cancel);
 

@@ -55,7 +55,7 @@ static int cancel(struct twdev_file *tf, u64 handle)
 	int ret;
 
 	mutex_lock(&tf->lock);
-	ret = twdev_cancel(tf, handle);
+	ret = twdev_cancel(tf, handle, 0);
 	mutex_unlock(&tf->lock);
 	return ret;
 }

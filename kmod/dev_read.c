@@ -52,6 +52,15 @@ static u32 twdev_slot(const struct twdev_timeout *tdt)
 	return lower_32_bits(tdt->handle);
 }
 
+/* Count an expiry @late ns after its deadline; under the xa_lock. */
+static void twdev_count_fired(struct twdev_counters *c, u64 late)
+{
+	unsigned int i = fls64(div_u64(late, NSEC_PER_USEC));
+
+	c->fired++;
+	c->late[min_t(unsigned int, i, TWHEEL_STATS_LATE_BUCKETS - 1)]++;
+}
+
 /**
  * twdev_expire() - callback of a file's timeout: queue its record
  * @t: the timeout
@@ -66,11 +75,14 @@ void twdev_expire(struct twheel_timeout *t)
 	struct twdev_timeout *tdt =
 		container_of(t, struct twdev_timeout, tw);
 	struct twdev_file *tf = tdt->tf;
+	u64 now = ktime_get_ns();
 
 	xa_lock(&tf->timeouts);
-	tdt->expired = ktime_get_ns();
+	tdt->expired = now;
 	__xa_set_mark(&tf->timeouts, twdev_slot(tdt), TWDEV_READY);
 	WRITE_ONCE(tf->nr_queued, tf->nr_queued + 1);
+	twdev_count_fired(&tf->counters, now > tdt->deadline ?
+				       now - tdt->deadline : 0);
 	xa_unlock(&tf->timeouts);
 	if (!test_and_set_bit(TWDEV_WAKER_ARMED, &tf->waker_armed))
 		tw_mod(&tf->waker, 0, 0, TWHEEL_CPU_LOCAL, 0);
@@ -207,6 +219,7 @@ static void twdev_consume(struct twdev_file *tf, struct twdev_record *rec)
 	struct twdev_timeout *tdt = rec->tdt;
 
 	tf->read_cursor = twdev_slot(tdt) + 1;
+	tf->counters.overruns += rec->ev.overrun;
 	if (!tdt->period || (rec->ev.flags & TWHEEL_EV_STOPPED)) {
 		/* Its callback may not have returned yet. */
 		twheel_cancel_sync(&tdt->tw);
