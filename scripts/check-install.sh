@@ -184,6 +184,8 @@ stage_root() {
 	rm -rf "${root:?}${OUT%%/"${OUT#/*/}"}"
 	ln -sf /usr/bin/udevadm "$root/lib/systemd/systemd-udevd"
 	cp /lib/udev/rules.d/60-twheel.rules "$root/lib/udev/rules.d/"
+	mkdir -p "$root/etc/modprobe.d"
+	cp /etc/modprobe.d/twheel.conf "$root/etc/modprobe.d/"
 	printf 'root:x:0:0:root:/root:/bin/sh\n' >"$root/etc/passwd"
 	printf 'root:x:0:\ntwheel:x:4242:\n' >"$root/etc/group"
 }

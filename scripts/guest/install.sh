@@ -6,7 +6,7 @@
 # /install-root is an overlay prepared on the host: the DKMS-built module in
 # /lib/modules/$TWHEEL_RELEASE/updates/dkms with modules.dep from depmod,
 # Debian's kmod and udevadm/systemd-udevd with their libraries, the udev
-# rule installed by twheel-dkms, the twheel CLI of twheel-tools and
+# rule and modprobe.d file installed by twheel-dkms, the twheel CLI of twheel-tools and
 # /usr/bin/pkgconfig_test (built against the installed libtwheel-dev).
 # Steps: start systemd-udevd, `modprobe twheel` (kmod's, through
 # modules.dep), check the module came from updates/dkms, check the udev rule
@@ -44,7 +44,13 @@ retrigger() {
 step release sh -c "test \"\$(uname -r)\" = '$REL'"
 mkdir -p /run/udev
 step udevd /lib/systemd/systemd-udevd --daemon
+# The packaged modprobe.d example, one line uncommented, as an admin would:
+# modprobe must apply it. (max_pending 262144 also keeps limits_test's
+# fill of one file below the default per-user limit of a 1 GiB guest.)
+sed -i 's/^#options twheel max_pending=.*/options twheel max_pending=262144/' \
+	/etc/modprobe.d/twheel.conf
 step modprobe-twheel modprobe twheel
+step modprobe-d-applied sh -c 'test "$(cat /sys/module/twheel/parameters/max_pending)" = 262144'
 step module-from-dkms sh -c "modinfo -n twheel | grep -q '^/lib/modules/$REL/updates/dkms/twheel.ko'" &&
 	modinfo -n twheel
 step udev-settle udevadm settle --timeout=30
