@@ -131,12 +131,15 @@ static int cmd_info(void)
 	info = twheel_get_info(tw);
 	printf("device (" TWHEEL_DEVICE ", TWHEEL_IOC_INFO):\n");
 	printf("  %-16s %u\n", "api_version", info->api_version);
-	printf("  %-16s 0x%" PRIx64 "%s%s%s%s%s\n", "ioctls", (uint64_t)info->ioctls,
+	printf("  %-16s 0x%" PRIx64 "%s%s%s%s%s%s%s%s\n", "ioctls", (uint64_t)info->ioctls,
 	       info->ioctls & TWHEEL_FEAT_INFO ? " INFO" : "",
 	       info->ioctls & TWHEEL_FEAT_ARM ? " ARM" : "",
 	       info->ioctls & TWHEEL_FEAT_REARM ? " REARM" : "",
 	       info->ioctls & TWHEEL_FEAT_CANCEL ? " CANCEL" : "",
-	       info->ioctls & TWHEEL_FEAT_BATCH ? " BATCH" : "");
+	       info->ioctls & TWHEEL_FEAT_BATCH ? " BATCH" : "",
+	       info->ioctls & TWHEEL_FEAT_GET ? " GET" : "",
+	       info->ioctls & TWHEEL_FEAT_DRAIN ? " DRAIN" : "",
+	       info->ioctls & TWHEEL_FEAT_STATS ? " STATS" : "");
 	printf("  %-16s 0x%x%s%s%s\n", "arm_flags", info->arm_flags,
 	       info->arm_flags & TWHEEL_ARM_ABS ? " ABS" : "",
 	       info->arm_flags & TWHEEL_ARM_CPU ? " CPU" : "",

@@ -201,17 +201,40 @@ int twheel_prep_rearm(struct twheel *tw, uint64_t handle, uint64_t expires,
 	return 0;
 }
 
-int twheel_prep_cancel(struct twheel *tw, uint64_t handle,
+int twheel_prep_cancel(struct twheel *tw, uint64_t handle, uint32_t flags,
 		       struct twheel_result *res)
 {
 	struct twheel_op *op;
 	int ret;
 
+	if (flags & ~TWHEEL_CANCEL_FLAGS_ALL)
+		return -EINVAL;
+	/* Cancel flags came with API version 3; there is no feature bit. */
+	if (flags && tw->info.api_version < 3)
+		return -EOPNOTSUPP;
 	ret = make_room(tw);
 	if (ret)
 		return ret;
 	op = queue_slot(tw, res);
 	op->op = TWHEEL_OP_CANCEL;
+	op->flags = flags;
+	op->handle = handle;
+	return 0;
+}
+
+int twheel_prep_get(struct twheel *tw, uint64_t handle,
+		    struct twheel_result *res)
+{
+	struct twheel_op *op;
+	int ret;
+
+	if (!(tw->info.ioctls & TWHEEL_FEAT_GET))
+		return -EOPNOTSUPP;
+	ret = make_room(tw);
+	if (ret)
+		return ret;
+	op = queue_slot(tw, res);
+	op->op = TWHEEL_OP_GET;
 	op->handle = handle;
 	return 0;
 }
@@ -234,9 +257,17 @@ int twheel_flush(struct twheel *tw)
 
 		if (!r)
 			continue;
+		memset(r, 0, sizeof(*r));
 		r->handle = tw->ops[i].handle;
 		r->result = tw->ops[i].result;
 		r->op = tw->ops[i].op;
+		if (r->op == TWHEEL_OP_GET && r->result > 0) {
+			r->cookie = tw->ops[i].cookie;
+			r->deadline = tw->ops[i].expires;
+			r->period = tw->ops[i].period;
+			r->flags = tw->ops[i].flags;
+			r->cpu = tw->ops[i].cpu;
+		}
 	}
 	tw->nr = 0;
 	return (int)n;
@@ -288,6 +319,37 @@ const struct twheel_event *twheel_next_event(struct twheel *tw)
 	if (tw->ev_pos >= tw->ev_nr)
 		return NULL;
 	return &tw->ev[tw->ev_pos++];
+}
+
+int twheel_get_stats(struct twheel *tw, struct twheel_stats *st)
+{
+	if (!(tw->info.ioctls & TWHEEL_FEAT_STATS))
+		return -EOPNOTSUPP;
+	memset(st, 0, sizeof(*st));
+	return ioctl(tw->fd, TWHEEL_IOC_STATS, st) < 0 ? -errno : 0;
+}
+
+int twheel_drain(struct twheel *tw, struct twheel_get *entries, unsigned int nr,
+		 uint64_t *cursor, uint32_t flags)
+{
+	struct twheel_drain d = {
+		.entries = (uintptr_t)entries,
+		.count = nr,
+		.entry_size = sizeof(*entries),
+		.flags = flags,
+	};
+
+	if (!(tw->info.ioctls & TWHEEL_FEAT_DRAIN))
+		return -EOPNOTSUPP;
+	if (!cursor || (flags & ~TWHEEL_DRAIN_FLAGS_ALL))
+		return -EINVAL;
+	if (nr > tw->info.max_batch)
+		d.count = tw->info.max_batch;
+	d.cursor = *cursor;
+	if (ioctl(tw->fd, TWHEEL_IOC_DRAIN, &d) < 0)
+		return -errno;
+	*cursor = d.cursor;
+	return (int)d.filled;
 }
 
 uint64_t twheel_now_ns(void)

@@ -8,11 +8,13 @@
  *   twheel_open()          open + TWHEEL_IOC_INFO handshake, feature checks
  *   twheel_prep_arm()      queue an arm        \
  *   twheel_prep_rearm()    queue a re-arm       } results in caller slots
- *   twheel_prep_cancel()   queue a cancel      /
+ *   twheel_prep_cancel()   queue a cancel       }
+ *   twheel_prep_get()      queue a look-up     /
  *   twheel_flush()         submit the queue in one TWHEEL_IOC_BATCH
  *   twheel_fill()          read() expiry records into the event buffer
  *   twheel_for_each_event  iterate over them
  *   twheel_fd()            the file descriptor, for poll/epoll
+ *   twheel_get_stats(), twheel_drain()   the file's counters, its timeouts
  *
  * Every function that can fail returns a negative errno; errno itself is
  * left alone. Thread safety: a struct twheel is not locked. Use one per
@@ -49,15 +51,24 @@ struct twheel;
 
 /*
  * Where a queued operation's outcome is delivered when its batch has been
- * submitted. @result is 0 or the operation's negative errno (-ENOENT for a
- * handle that is not live, ...). @handle is the new handle of an arm (0 if
- * it failed) and the handle operated on for a re-arm or cancel. The slot
- * must stay valid until the twheel_flush() that submits it returns.
+ * submitted. @result is the operation's negative errno (-ENOENT for a handle
+ * that is not live, ...), else 0, or for a cancel with TWHEEL_CANCEL_REPORT
+ * a TWHEEL_CANCELLED_*, for a get a TWHEEL_STATE_*. @handle is the new
+ * handle of an arm (0 if it failed), else the handle operated on. For a get
+ * that succeeded, @cookie, @deadline, @period, @flags (TWHEEL_ARM_CPU,
+ * TWHEEL_ARM_FIXED_DELAY) and @cpu describe the timeout; they are 0 for
+ * the other operations. The slot must stay valid until the twheel_flush()
+ * that submits it returns.
  */
 struct twheel_result {
 	uint64_t handle;
 	int32_t result;
-	uint32_t op;	/* TWHEEL_OP_ARM, TWHEEL_OP_REARM or TWHEEL_OP_CANCEL */
+	uint32_t op;	/* TWHEEL_OP_ARM, _REARM, _CANCEL or _GET */
+	uint64_t cookie;
+	uint64_t deadline;
+	uint64_t period;
+	uint32_t flags;
+	uint32_t cpu;
 };
 
 /* Open and handshake. @path NULL means TWHEEL_DEVICE; @depth 0 means
@@ -75,8 +86,10 @@ int twheel_prep_arm(struct twheel *tw, uint64_t cookie, uint64_t expires,
 		    struct twheel_result *res);
 int twheel_prep_rearm(struct twheel *tw, uint64_t handle, uint64_t expires,
 		      uint32_t flags, struct twheel_result *res);
-int twheel_prep_cancel(struct twheel *tw, uint64_t handle,
+int twheel_prep_cancel(struct twheel *tw, uint64_t handle, uint32_t flags,
 		       struct twheel_result *res);
+int twheel_prep_get(struct twheel *tw, uint64_t handle,
+		    struct twheel_result *res);
 int twheel_flush(struct twheel *tw);
 unsigned int twheel_queued(const struct twheel *tw);
 unsigned int twheel_discard(struct twheel *tw);
@@ -99,6 +112,11 @@ static inline int twheel_event_is_periodic(const struct twheel_event *ev)
 {
 	return !!(ev->flags & TWHEEL_EV_PERIODIC);
 }
+
+/* Whole-file queries (API version 3; -EOPNOTSUPP on older modules). */
+int twheel_get_stats(struct twheel *tw, struct twheel_stats *st);
+int twheel_drain(struct twheel *tw, struct twheel_get *entries, unsigned int nr,
+		 uint64_t *cursor, uint32_t flags);
 
 /* CLOCK_MONOTONIC now, in ns: the clock of every twheel time. */
 uint64_t twheel_now_ns(void);

@@ -48,9 +48,9 @@ int main(void)
 	ret = twheel_flush(tw);
 	ok(ret == 4 && !r[0].result && !r[1].result && !r[2].result && !r[3].result,
 	   "four arms in one batch");
-	twheel_prep_cancel(tw, r[1].handle, &cancel);
+	twheel_prep_cancel(tw, r[1].handle, 0, &cancel);
 	twheel_prep_rearm(tw, r[3].handle, 150 * MS, 0, &push);
-	twheel_prep_cancel(tw, 0x1234567ULL << 32, &bogus);
+	twheel_prep_cancel(tw, 0x1234567ULL << 32, 0, &bogus);
 	ret = twheel_flush(tw);
 	ok(ret == 3 && cancel.result == 0 && push.result == 0,
 	   "cancel and re-arm in one batch");

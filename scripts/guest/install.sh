@@ -13,6 +13,7 @@
 # sets the node's group and mode (and that an override in /etc/udev/rules.d
 # wins), run the CLI, pkgconfig_test and the test programs of /tests, then
 # `modprobe -r twheel`.
+# shellcheck disable=SC2016 # the sh -c scripts expand in the inner shell
 # shellcheck source=scripts/guest/lib.sh
 . /lib/twheel-guest.sh
 
