@@ -10,6 +10,13 @@
 #   make debug-kernel build (or reuse) a cached built kernel (KERNEL=, default debug)
 #   make clean        remove build products from the source tree
 #   make distclean    also remove build/, userspace-test/out/ and samples/out/
+#   make install      module (modules_install + depmod), ABI header, udev rule,
+#                     modules-load.d, modprobe.d example, libtwheel, CLI, man
+#                     pages; DESTDIR, KDIR, PREFIX honoured; make uninstall
+#   make dkms-install module source to /usr/src, dkms add/build/install, udev
+#                     rule and friends; make dkms-uninstall
+#   make deb          Debian packages into build/deb/ (packaging/debian)
+#   make check-install  make deb, apt-get install, DKMS, modprobe in guests
 # Documentation/testing.rst explains the harness and its variables.
 
 KDIR ?= /lib/modules/$(shell uname -r)/build
@@ -18,7 +25,7 @@ PWD := $(CURDIR)
 # Harness variables (see Documentation/testing.rst).
 # KERNELS empty = every kernel of scripts/kernels.conf (the kernel matrix).
 KERNELS ?=
-SUITES ?= static kunit example userspace harness
+SUITES ?= static kunit example userspace harness install
 KERNEL ?= debug
 VMTEST_SUITES ?= kunit example userspace
 TESTS ?=
@@ -45,7 +52,7 @@ clean:
 	rm -f kmod/*.o kmod/*.ko kmod/*.mod kmod/*.mod.c kmod/.*.cmd Module.symvers modules.order
 
 distclean: clean
-	rm -rf build userspace-test/out samples/out
+	rm -rf build userspace-test/out samples/out lib/out cli/out man/out
 
 check:
 	@scripts/check.sh --kernels "$(KERNELS)" --suites "$(SUITES)" $(CHECK_OPTS)
@@ -75,3 +82,120 @@ QUICK ?= 0
 .PHONY: bench
 bench:
 	@QUICK=$(QUICK) bench/scripts/bench.sh
+
+# ---------------------------------------------------------------------------
+# Installing on a real host (issue 12): make install / uninstall,
+# make dkms-install / dkms-uninstall, make deb, make check-install.
+# The files they install live in packaging/; the library in lib/, the CLI
+# in cli/, the man pages' sources in man/.
+
+TWHEEL_VERSION := 0.1.0
+PREFIX ?= /usr
+DESTDIR ?=
+BINDIR ?= $(PREFIX)/bin
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+MANDIR ?= $(PREFIX)/share/man
+UDEVRULESDIR ?= /lib/udev/rules.d
+MODULESLOADDIR ?= /usr/lib/modules-load.d
+MODPROBEDIR ?= /etc/modprobe.d
+DKMS_SRCDIR ?= /usr/src/twheel-$(TWHEEL_VERSION)
+# Who may open /dev/twheel: the one place to change it (see
+# packaging/60-twheel.rules.in for why the default is 0666).
+TWHEEL_GROUP ?= root
+TWHEEL_MODE ?= 0666
+
+PKG_OUT := build/pkg
+# The kernel release of KDIR (what depmod and /lib/modules are keyed by):
+# UTS_RELEASE, as modules_install uses it (Debian's headers have the upstream
+# version in include/config/kernel.release, e.g. 6.1.192 for 6.1.0-57-amd64).
+KRELEASE = $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' $(KDIR)/include/generated/utsrelease.h 2>/dev/null)
+# Module source tree for DKMS: everything `make modules` needs.
+DKMS_FILES = Kbuild Makefile kmod uapi $(wildcard samples)
+LIB_VARS = PREFIX=$(PREFIX) LIBDIR=$(LIBDIR) INCLUDEDIR=$(INCLUDEDIR) DESTDIR=$(DESTDIR)
+
+.PHONY: lib cli man install install-module install-data install-dkms-source \
+	uninstall dkms-install dkms-uninstall deb check-install
+
+lib:
+	$(MAKE) -C lib $(LIB_VARS)
+
+cli: lib
+	$(MAKE) -C cli
+
+man:
+	$(MAKE) -C man
+
+# Generated on every use: TWHEEL_GROUP/TWHEEL_MODE may differ between runs.
+.PHONY: FORCE
+$(PKG_OUT)/60-twheel.rules: packaging/60-twheel.rules.in FORCE
+	@mkdir -p $(dir $@)
+	sed -e 's|@GROUP@|$(TWHEEL_GROUP)|g' -e 's|@MODE@|$(TWHEEL_MODE)|g' $< >$@
+
+$(PKG_OUT)/dkms.conf: packaging/dkms.conf.in FORCE
+	@mkdir -p $(dir $@)
+	sed -e 's|@VERSION@|$(TWHEEL_VERSION)|g' $< >$@
+
+install: install-module install-data
+	$(MAKE) -C lib install $(LIB_VARS)
+	$(MAKE) -C cli install DESTDIR=$(DESTDIR) BINDIR=$(BINDIR)
+	$(MAKE) -C man install DESTDIR=$(DESTDIR) MANDIR=$(MANDIR)
+
+# modules_install into updates/twheel/ (DKMS uses updates/dkms/, so the two
+# never remove each other's module); it installs every module of the tree; only twheel.ko is for
+# hosts (the example client module is for tests), so the others are removed.
+# depmod runs for the installed tree only when DESTDIR is empty (packagers
+# run it on the target).
+install-module: modules
+	@[ -n "$(KRELEASE)" ] || { echo "twheel: no UTS_RELEASE in $(KDIR)/include/generated/utsrelease.h"; exit 2; }
+	$(MAKE) -C $(KDIR) M=$(PWD) INSTALL_MOD_PATH=$(DESTDIR) INSTALL_MOD_DIR=updates/twheel modules_install
+	find $(DESTDIR)/lib/modules/$(KRELEASE)/updates/twheel -name 'twheel_*.ko*' -delete
+	@if [ -z "$(DESTDIR)" ]; then echo depmod -a $(KRELEASE); depmod -a $(KRELEASE); fi
+
+# Everything but the module and the library: ABI header, udev rule,
+# modules-load.d entry, commented modprobe.d example.
+install-data: $(PKG_OUT)/60-twheel.rules
+	install -D -m 0644 uapi/linux/twheel.h $(DESTDIR)$(INCLUDEDIR)/linux/twheel.h
+	install -D -m 0644 $(PKG_OUT)/60-twheel.rules $(DESTDIR)$(UDEVRULESDIR)/60-twheel.rules
+	install -D -m 0644 packaging/modules-load.conf $(DESTDIR)$(MODULESLOADDIR)/twheel.conf
+	install -D -m 0644 packaging/modprobe.conf $(DESTDIR)$(MODPROBEDIR)/twheel.conf
+
+uninstall:
+	@if [ -n "$(KRELEASE)" ]; then \
+		rm -rf $(DESTDIR)/lib/modules/$(KRELEASE)/updates/twheel; \
+		if [ -z "$(DESTDIR)" ]; then depmod -a $(KRELEASE); fi; \
+	fi
+	rm -f $(DESTDIR)$(INCLUDEDIR)/linux/twheel.h $(DESTDIR)$(UDEVRULESDIR)/60-twheel.rules \
+	      $(DESTDIR)$(MODULESLOADDIR)/twheel.conf $(DESTDIR)$(MODPROBEDIR)/twheel.conf
+	$(MAKE) -C lib uninstall $(LIB_VARS)
+	$(MAKE) -C cli uninstall DESTDIR=$(DESTDIR) BINDIR=$(BINDIR)
+	$(MAKE) -C man uninstall DESTDIR=$(DESTDIR) MANDIR=$(MANDIR)
+
+# The module's source tree as DKMS wants it, in $(DESTDIR)$(DKMS_SRCDIR).
+install-dkms-source: $(PKG_OUT)/dkms.conf
+	rm -rf $(DESTDIR)$(DKMS_SRCDIR)
+	install -d $(DESTDIR)$(DKMS_SRCDIR)
+	tar -cf - --exclude='*.o' --exclude='*.ko' --exclude='*.mod' --exclude='*.mod.c' \
+		--exclude='.*.cmd' --exclude='.*.d' --exclude='*.a' --exclude=modules.order \
+		--exclude=Module.symvers --exclude=bench $(DKMS_FILES) | tar -xf - -C $(DESTDIR)$(DKMS_SRCDIR)
+	install -m 0644 $(PKG_OUT)/dkms.conf $(DESTDIR)$(DKMS_SRCDIR)/dkms.conf
+
+# DKMS builds and installs the module for KDIR's kernel now and for every
+# kernel installed later (with its headers).
+dkms-install: install-dkms-source install-data
+	dkms add -m twheel -v $(TWHEEL_VERSION)
+	dkms install -m twheel -v $(TWHEEL_VERSION) $(if $(KRELEASE),-k $(KRELEASE))
+
+dkms-uninstall:
+	-dkms remove -m twheel -v $(TWHEEL_VERSION) --all
+	rm -rf $(DKMS_SRCDIR)
+	rm -f $(INCLUDEDIR)/linux/twheel.h $(UDEVRULESDIR)/60-twheel.rules \
+	      $(MODULESLOADDIR)/twheel.conf $(MODPROBEDIR)/twheel.conf
+
+deb:
+	@scripts/deb.sh
+
+# The install suite alone; its guests boot the stock kernels (6.1 and 6.12,
+# or those of KERNELS).
+check-install:
+	@scripts/check.sh --kernels "$(or $(filter 6.1 6.12,$(KERNELS)),6.1 6.12)" --suites install $(CHECK_OPTS)

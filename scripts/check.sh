@@ -19,7 +19,9 @@
 # Options (make variables in brackets):
 #   --kernels "debug 6.1 ..."    kernels to boot [KERNELS]; empty = all of
 #                                scripts/kernels.conf (the kernel matrix)
-#   --suites "static kunit example userspace harness"   what to run [SUITES]
+#   --suites "static kunit example userspace harness install"   what to run [SUITES]
+#                                (install: scripts/check-install.sh, the Debian
+#                                packages installed on this machine, DKMS, guests)
 #   --tests GLOB                 userspace programs to run, e.g. 'timeout*_test' [TESTS]
 #   --kunit-filter GLOB          kunit.filter_glob for the debug guest [KUNIT_FILTER]
 #   --show                       stream guest consoles to the terminal [SHOW=1]
@@ -37,7 +39,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 KERNELS=${KERNELS:-$TWHEEL_ALL_KERNELS}
-SUITES=${SUITES:-static kunit example userspace harness}
+SUITES=${SUITES:-static kunit example userspace harness install}
 TESTS=${TESTS:-}
 KUNIT_FILTER=${KUNIT_FILTER:-}
 SHOW=${SHOW:-0}
@@ -182,6 +184,13 @@ build_userspace() {
 		tail -n 20 "$log" >&2
 		record fail build - "userspace-test build failed: see $log"
 	fi
+	# pkg (issue 12): libtwheel's tests run in the guests with the suite.
+	if make -C "$TWHEEL_ROOT/lib" tests >>"$log" 2>&1; then
+		record pass build - "lib/out/lib_test builds"
+	else
+		tail -n 20 "$log" >&2
+		record fail build - "lib/out/lib_test build failed: see $log"
+	fi
 }
 
 # Build kmod for one kernel (incremental); on the debug kernel, W=1 must be clean.
@@ -226,12 +235,17 @@ run_guest() {
 	phase "booting $kernel guest ($suites; timeout ${timeout}s; logs in $out)"
 	local show=()
 	[ "$SHOW" = 1 ] && show=(--show)
+	# pkg (issue 12): libtwheel's test program, beside the suite's.
+	local extra=()
+	[ -n "$TESTS_DIR" ] || [ ! -x "$TWHEEL_ROOT/lib/out/lib_test" ] ||
+		extra=(--file "$TWHEEL_ROOT/lib/out/lib_test:/tests/lib_test")
 	"$TWHEEL_ROOT/scripts/vm-run" --kernel "$kernel" --payload "$TWHEEL_ROOT/scripts/guest/check.sh" \
 		--out "$out" --modules "$out/modules" --tests "${TESTS_DIR:-$TWHEEL_ROOT/userspace-test/out}" \
 		--timeout "$timeout" --append "$append" \
 		--env "TWHEEL_SUITES=$suites" --env "TWHEEL_TESTS=${TESTS:-*_test}" \
 		--env "TWHEEL_TEST_TIMEOUT=${TWHEEL_TEST_TIMEOUT:-120}" --env "TWHEEL_MAIN_MODULE=$MAIN_MODULE" \
-		--env "TWHEEL_MAIN_PARAMS=$params" "${show[@]+"${show[@]}"}" || rc=$?
+		--env "TWHEEL_MAIN_PARAMS=$params" "${show[@]+"${show[@]}"}" \
+		"${extra[@]+"${extra[@]}"}" || rc=$?
 	[ "$rc" != 124 ] || parse_args+=(--timed-out)
 	[ "$rc" = 0 ] || [ "$rc" = 124 ] || record fail guest "$kernel" "qemu exited with status $rc (see $out/qemu.out)"
 	if kernel_is_built "$kernel" && want kunit; then parse_args+=(--expect-kunit); fi
@@ -280,6 +294,16 @@ main() {
 				record fail guest "$k" "guest not booted: the build failed"
 			fi
 		done
+	fi
+	# pkg (issue 12): the "install" suite, scripts/check-install.sh.
+	if want install; then
+		phase "install suite (scripts/check-install.sh: make deb, apt-get install, DKMS, guests)"
+		local stock="" opts=()
+		for k in $KERNELS; do case $k in 6.1 | 6.12) stock="$stock $k" ;; esac; done
+		[ -z "$TESTS" ] || opts+=(--tests "$TESTS")
+		[ "$SHOW" = 0 ] || opts+=(--show)
+		"$TWHEEL_ROOT/scripts/check-install.sh" --kernels "${stock# }" "${opts[@]+"${opts[@]}"}" ||
+			record fail install - "scripts/check-install.sh failed"
 	fi
 	if want harness; then
 		"$TWHEEL_ROOT/scripts/debug-kernel.sh" >/dev/null || record fail build debug "debug kernel builds"

@@ -1,0 +1,495 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * twheel - command line tool for the twheel module and /dev/twheel
+ *
+ *   twheel info            module, parameters, limits (TWHEEL_IOC_INFO)
+ *   twheel stat [--watch [SEC]]   per-CPU wheel statistics (debugfs)
+ *   twheel ps              processes holding /dev/twheel, from fdinfo
+ *   twheel sleep DURATION  sleep on a twheel timeout
+ *   twheel arm [--period D] [--count N] [--fixed-delay] [--cpu N] DELAY
+ *                          arm a timeout and print its expiries
+ *
+ * Built on libtwheel. twheel(8) is the manual.
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "libtwheel.h"
+
+#define SYS_MODULE	"/sys/module/twheel"
+#define STATS_FILE	"/sys/kernel/debug/twheel/stats"
+
+static const char *prog = "twheel";
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: twheel info\n"
+		"       twheel stat [--watch [SECONDS]]\n"
+		"       twheel ps\n"
+		"       twheel sleep DURATION\n"
+		"       twheel arm [--period DURATION] [--fixed-delay] [--count N]\n"
+		"                  [--cpu N] [--cookie N] DELAY\n"
+		"DURATION: a number with ns, us, ms, s, m or h (default s), e.g. 250ms, 1.5s\n"
+		"See twheel(8).\n");
+}
+
+static int fail(const char *what, int err)
+{
+	fprintf(stderr, "%s: %s: %s\n", prog, what, strerror(err < 0 ? -err : err));
+	return 1;
+}
+
+/* "1.5s", "250ms", "10us", "100ns", "2m", "1h", "3" (seconds) -> ns. */
+static int parse_duration(const char *s, uint64_t *ns)
+{
+	static const struct { const char *sfx; double mul; } units[] = {
+		{ "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 },
+		{ "m", 60e9 }, { "h", 3600e9 }, { "", 1e9 },
+	};
+	char *end;
+	double v;
+	size_t i;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (end == s || errno || v < 0)
+		return -EINVAL;
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (!strcmp(end, units[i].sfx)) {
+			v *= units[i].mul;
+			if (v >= 18446744073709551615.0)
+				return -ERANGE;
+			*ns = (uint64_t)(v + 0.5);
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+static int read_line(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	if (!f)
+		return -errno;
+	if (!fgets(buf, (int)len, f)) {
+		fclose(f);
+		return -EIO;
+	}
+	fclose(f);
+	n = strlen(buf);
+	while (n && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+		buf[--n] = 0;
+	return 0;
+}
+
+static int cmd_info(void)
+{
+	const struct twheel_info *info;
+	struct twheel *tw;
+	struct dirent *de;
+	char path[512], val[256];
+	DIR *d;
+	int ret;
+
+	if (access(SYS_MODULE, F_OK)) {
+		fprintf(stderr, "%s: the twheel module is not loaded (modprobe twheel)\n", prog);
+		return 1;
+	}
+	printf("module:\n");
+	if (!read_line(SYS_MODULE "/srcversion", val, sizeof(val)))
+		printf("  %-16s %s\n", "srcversion", val);
+	if (!read_line(SYS_MODULE "/refcnt", val, sizeof(val)))
+		printf("  %-16s %s\n", "refcnt", val);
+	if (!read_line(SYS_MODULE "/taint", val, sizeof(val)))
+		printf("  %-16s %s\n", "taint", val[0] ? val : "-");
+	printf("parameters (" SYS_MODULE "/parameters):\n");
+	d = opendir(SYS_MODULE "/parameters");
+	if (d) {
+		while ((de = readdir(d))) {
+			if (de->d_name[0] == '.')
+				continue;
+			snprintf(path, sizeof(path), SYS_MODULE "/parameters/%s", de->d_name);
+			if (!read_line(path, val, sizeof(val)))
+				printf("  %-16s %s\n", de->d_name, val);
+		}
+		closedir(d);
+	}
+	ret = twheel_open(&tw, NULL, 1, 0);
+	if (ret)
+		return fail("open " TWHEEL_DEVICE, ret);
+	info = twheel_get_info(tw);
+	printf("device (" TWHEEL_DEVICE ", TWHEEL_IOC_INFO):\n");
+	printf("  %-16s %u\n", "api_version", info->api_version);
+	printf("  %-16s 0x%" PRIx64 "%s%s%s%s%s%s%s%s\n", "ioctls", (uint64_t)info->ioctls,
+	       info->ioctls & TWHEEL_FEAT_INFO ? " INFO" : "",
+	       info->ioctls & TWHEEL_FEAT_ARM ? " ARM" : "",
+	       info->ioctls & TWHEEL_FEAT_REARM ? " REARM" : "",
+	       info->ioctls & TWHEEL_FEAT_CANCEL ? " CANCEL" : "",
+	       info->ioctls & TWHEEL_FEAT_BATCH ? " BATCH" : "",
+	       info->ioctls & TWHEEL_FEAT_GET ? " GET" : "",
+	       info->ioctls & TWHEEL_FEAT_DRAIN ? " DRAIN" : "",
+	       info->ioctls & TWHEEL_FEAT_STATS ? " STATS" : "");
+	printf("  %-16s 0x%x%s%s%s\n", "arm_flags", info->arm_flags,
+	       info->arm_flags & TWHEEL_ARM_ABS ? " ABS" : "",
+	       info->arm_flags & TWHEEL_ARM_CPU ? " CPU" : "",
+	       info->arm_flags & TWHEEL_ARM_FIXED_DELAY ? " FIXED_DELAY" : "");
+	printf("  %-16s %u\n", "event_size", info->event_size);
+	printf("  %-16s %" PRIu64 "\n", "tick_ns", (uint64_t)info->tick_ns);
+	printf("  %-16s %" PRIu64 "\n", "max_delay_ns", (uint64_t)info->max_delay_ns);
+	printf("  %-16s %u\n", "max_pending", info->max_pending);
+	printf("  %-16s %u\n", "max_batch", info->max_batch);
+	if (info->api_version >= 2)
+		printf("  %-16s %" PRIu64 "\n", "max_user_timeouts",
+		       (uint64_t)info->max_user_timeouts);
+	twheel_close(tw);
+	return 0;
+}
+
+/* One snapshot of the debugfs statistics: a header and numeric rows. */
+#define MAX_COLS	16
+#define MAX_ROWS	1024
+
+struct stats {
+	char tick[64];
+	int ncols, nrows;
+	char cols[MAX_COLS][32];
+	char rows[MAX_ROWS][16];
+	unsigned long long v[MAX_ROWS][MAX_COLS];
+};
+
+static int read_stats(struct stats *st)
+{
+	char line[1024], *tok, *save;
+	FILE *f = fopen(STATS_FILE, "r");
+	int c;
+
+	if (!f)
+		return -errno;
+	memset(st, 0, sizeof(*st));
+	while (fgets(line, sizeof(line), f)) {
+		tok = strtok_r(line, " \t\n", &save);
+		if (!tok)
+			continue;
+		if (!strcmp(tok, "tick_ns")) {
+			tok = strtok_r(NULL, " \t\n", &save);
+			snprintf(st->tick, sizeof(st->tick), "%s", tok ? tok : "?");
+		} else if (!strcmp(tok, "cpu")) {
+			while ((tok = strtok_r(NULL, " \t\n", &save)) && st->ncols < MAX_COLS)
+				snprintf(st->cols[st->ncols++], sizeof(st->cols[0]), "%s", tok);
+		} else if (st->nrows < MAX_ROWS) {
+			snprintf(st->rows[st->nrows], sizeof(st->rows[0]), "%s", tok);
+			for (c = 0; c < st->ncols && (tok = strtok_r(NULL, " \t\n", &save)); c++)
+				st->v[st->nrows][c] = strtoull(tok, NULL, 10);
+			st->nrows++;
+		}
+	}
+	fclose(f);
+	return st->ncols ? 0 : -EPROTO;
+}
+
+/* Gauges are shown as they are; counters as a rate when watching. */
+static int is_gauge(const char *col)
+{
+	return !strcmp(col, "pending") || !strncmp(col, "max_", 4);
+}
+
+static void print_stats(const struct stats *st, const struct stats *prev, double secs)
+{
+	int r, c;
+
+	if (prev)
+		printf("tick_ns %s, counters per second over %.1f s\n", st->tick, secs);
+	else
+		printf("tick_ns %s\n", st->tick);
+	printf("%-5s", "cpu");
+	for (c = 0; c < st->ncols; c++)
+		printf(" %*s", (int)strlen(st->cols[c]) > 9 ? (int)strlen(st->cols[c]) : 9, st->cols[c]);
+	printf("\n");
+	for (r = 0; r < st->nrows; r++) {
+		printf("%-5s", st->rows[r]);
+		for (c = 0; c < st->ncols; c++) {
+			int w = (int)strlen(st->cols[c]) > 9 ? (int)strlen(st->cols[c]) : 9;
+			unsigned long long v = st->v[r][c];
+
+			if (prev && !is_gauge(st->cols[c]) && r < prev->nrows)
+				v = (unsigned long long)((double)(v - prev->v[r][c]) / secs + 0.5);
+			printf(" %*llu", w, v);
+		}
+		printf("\n");
+	}
+}
+
+static int cmd_stat(int argc, char **argv)
+{
+	static struct stats a, b;
+	struct stats *cur = &a, *prev = &b, *t;
+	double secs = 1;
+	int watch = 0, ret, i;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--watch") || !strcmp(argv[i], "-w")) {
+			watch = 1;
+			if (i + 1 < argc && isdigit((unsigned char)argv[i + 1][0]))
+				secs = atof(argv[++i]);
+		} else {
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (secs <= 0)
+		secs = 1;
+	ret = read_stats(cur);
+	if (ret) {
+		if (ret == -ENOENT || ret == -EACCES)
+			fprintf(stderr, "%s: cannot read " STATS_FILE ": %s "
+				"(needs root, debugfs mounted and the module loaded)\n",
+				prog, strerror(-ret));
+		else
+			fail(STATS_FILE, ret);
+		return 1;
+	}
+	print_stats(cur, NULL, 0);
+	while (watch) {
+		fflush(stdout);
+		usleep((useconds_t)(secs * 1e6));
+		t = prev;
+		prev = cur;
+		cur = t;
+		ret = read_stats(cur);
+		if (ret)
+			return fail(STATS_FILE, ret);
+		printf("\n");
+		print_stats(cur, prev, secs);
+	}
+	return 0;
+}
+
+static int is_twheel_fd(const char *link)
+{
+	return !strcmp(link, TWHEEL_DEVICE);
+}
+
+static void fdinfo_field(const char *path, const char *key, char *out, size_t len)
+{
+	char line[256];
+	size_t kl = strlen(key);
+	FILE *f = fopen(path, "r");
+
+	snprintf(out, len, "?");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, key, kl) && line[kl] == ':') {
+			char *v = line + kl + 1;
+
+			while (*v == ' ' || *v == '\t')
+				v++;
+			v[strcspn(v, "\n")] = 0;
+			snprintf(out, len, "%s", v);
+			break;
+		}
+	}
+	fclose(f);
+}
+
+static int cmd_ps(void)
+{
+	char path[PATH_MAX + 600], link[PATH_MAX], comm[64];
+	char pending[32], queued[32], maxp[32], cached[32], user[32];
+	struct dirent *p, *fd;
+	DIR *proc, *fds;
+	ssize_t n;
+	int found = 0, denied = 0;
+
+	proc = opendir("/proc");
+	if (!proc)
+		return fail("/proc", errno);
+	printf("%7s %-16s %4s %9s %7s %11s %7s %13s\n", "PID", "COMMAND", "FD",
+	       "PENDING", "QUEUED", "MAX_PENDING", "CACHED", "USER_TIMEOUTS");
+	while ((p = readdir(proc))) {
+		if (!isdigit((unsigned char)p->d_name[0]))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/fd", p->d_name);
+		fds = opendir(path);
+		if (!fds) {
+			denied += errno == EACCES;
+			continue;
+		}
+		snprintf(path, sizeof(path), "/proc/%s/comm", p->d_name);
+		if (read_line(path, comm, sizeof(comm)))
+			snprintf(comm, sizeof(comm), "?");
+		while ((fd = readdir(fds))) {
+			if (fd->d_name[0] == '.')
+				continue;
+			snprintf(path, sizeof(path), "/proc/%s/fd/%s", p->d_name, fd->d_name);
+			n = readlink(path, link, sizeof(link) - 1);
+			if (n < 0)
+				continue;
+			link[n] = 0;
+			if (!is_twheel_fd(link))
+				continue;
+			snprintf(path, sizeof(path), "/proc/%s/fdinfo/%s", p->d_name, fd->d_name);
+			fdinfo_field(path, "pending", pending, sizeof(pending));
+			fdinfo_field(path, "queued", queued, sizeof(queued));
+			fdinfo_field(path, "max_pending", maxp, sizeof(maxp));
+			fdinfo_field(path, "cached", cached, sizeof(cached));
+			fdinfo_field(path, "user_timeouts", user, sizeof(user));
+			printf("%7s %-16s %4s %9s %7s %11s %7s %13s\n", p->d_name, comm,
+			       fd->d_name, pending, queued, maxp, cached, user);
+			found++;
+		}
+		closedir(fds);
+	}
+	closedir(proc);
+	if (denied && geteuid() != 0)
+		fprintf(stderr, "%s: %d processes not shown (not yours; run as root)\n",
+			prog, denied);
+	return 0;
+}
+
+/*
+ * Arm one timeout and print its expiries: "handle cookie deadline expired
+ * late_ns overrun", one line each, @count of them (0: forever).
+ */
+static int arm_and_wait(uint64_t delay, uint64_t period, uint32_t flags,
+			uint32_t cpu, uint64_t cookie, unsigned long count, int quiet)
+{
+	const struct twheel_event *ev;
+	struct twheel_result r;
+	struct twheel *tw;
+	unsigned long seen = 0;
+	int ret;
+
+	ret = twheel_open(&tw, NULL, 1, 0);
+	if (ret)
+		return fail("open " TWHEEL_DEVICE, ret);
+	ret = twheel_prep_arm(tw, cookie, delay, period, flags, cpu, &r);
+	if (!ret)
+		ret = twheel_flush(tw);
+	if (ret < 0) {
+		twheel_close(tw);
+		return fail("arm", ret);
+	}
+	if (r.result) {
+		twheel_close(tw);
+		return fail("arm", r.result);
+	}
+	while (!count || seen < count) {
+		ret = twheel_fill(tw);
+		if (ret == -EINTR)
+			continue;
+		if (ret < 0) {
+			twheel_close(tw);
+			return fail("read", ret);
+		}
+		twheel_for_each_event(tw, ev) {
+			seen++;
+			if (!quiet)
+				printf("%" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64
+				       " %" PRIu64 " %" PRIu64 "\n",
+				       (uint64_t)ev->handle, (uint64_t)ev->cookie,
+				       (uint64_t)ev->deadline, (uint64_t)ev->expired,
+				       twheel_event_late_ns(ev), (uint64_t)ev->overrun);
+		}
+		fflush(stdout);
+	}
+	twheel_close(tw);
+	return 0;
+}
+
+static int cmd_sleep(int argc, char **argv)
+{
+	uint64_t ns;
+
+	if (argc != 2 || parse_duration(argv[1], &ns)) {
+		usage(stderr);
+		return 2;
+	}
+	return arm_and_wait(ns, 0, 0, 0, 0, 1, 1);
+}
+
+static int cmd_arm(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "period", required_argument, NULL, 'p' },
+		{ "fixed-delay", no_argument, NULL, 'f' },
+		{ "count", required_argument, NULL, 'n' },
+		{ "cpu", required_argument, NULL, 'c' },
+		{ "cookie", required_argument, NULL, 'k' },
+		{ NULL, 0, NULL, 0 },
+	};
+	uint64_t delay, period = 0, cookie = 0;
+	unsigned long count = 1;
+	uint32_t flags = 0, cpu = 0;
+	int o, count_set = 0;
+
+	optind = 1;
+	while ((o = getopt_long(argc, argv, "p:fn:c:k:", opts, NULL)) != -1) {
+		switch (o) {
+		case 'p':
+			if (parse_duration(optarg, &period))
+				goto bad;
+			break;
+		case 'f':
+			flags |= TWHEEL_ARM_FIXED_DELAY;
+			break;
+		case 'n':
+			count = strtoul(optarg, NULL, 0);
+			count_set = 1;
+			break;
+		case 'c':
+			cpu = (uint32_t)strtoul(optarg, NULL, 0);
+			flags |= TWHEEL_ARM_CPU;
+			break;
+		case 'k':
+			cookie = strtoull(optarg, NULL, 0);
+			break;
+		default:
+			goto bad;
+		}
+	}
+	if (optind != argc - 1 || parse_duration(argv[optind], &delay))
+		goto bad;
+	/* A periodic timeout runs until --count expiries, or forever. */
+	if (period && !count_set)
+		count = 0;
+	return arm_and_wait(delay, period, flags, cpu, cookie, count, 0);
+bad:
+	usage(stderr);
+	return 2;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "info") && argc == 2)
+		return cmd_info();
+	if (!strcmp(argv[1], "stat"))
+		return cmd_stat(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "ps") && argc == 2)
+		return cmd_ps();
+	if (!strcmp(argv[1], "sleep"))
+		return cmd_sleep(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "arm"))
+		return cmd_arm(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	usage(stderr);
+	return 2;
+}

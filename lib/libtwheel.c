@@ -1,0 +1,361 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later OR MIT
+/*
+ * libtwheel.c - the library behind libtwheel.h
+ *
+ * struct twheel owns the file descriptor, a copy of the module's
+ * struct twheel_info, an array of struct twheel_op (the submission queue,
+ * at most info.max_batch long) with a parallel array of result slots, and a
+ * buffer of struct twheel_event for twheel_fill()/twheel_next_event().
+ *
+ * twheel_flush() hands the whole queue to one TWHEEL_IOC_BATCH. When the
+ * ioctl fails, nothing was applied (the module promises that, except when
+ * another thread unmaps the array, which cannot happen to our private heap
+ * memory): the queue is kept intact so the caller may retry or discard it.
+ * When it succeeds, every slot gets its operation's result and the queue is
+ * empty.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "libtwheel.h"
+
+#define TWHEEL_EVBUF	64
+
+struct twheel {
+	int fd;
+	unsigned int depth;	/* capacity of ops[] */
+	unsigned int nr;	/* queued operations */
+	struct twheel_info info;
+	struct twheel_op *ops;
+	struct twheel_result **slots;
+	unsigned int ev_nr, ev_pos;
+	struct twheel_event ev[TWHEEL_EVBUF];
+};
+
+/* What the library needs from the module. */
+#define NEED_FEATURES	(TWHEEL_FEAT_INFO | TWHEEL_FEAT_BATCH)
+
+static int handshake(struct twheel *tw)
+{
+	memset(&tw->info, 0, sizeof(tw->info));
+	if (ioctl(tw->fd, TWHEEL_IOC_INFO, &tw->info) < 0)
+		return errno == ENOTTY ? -EOPNOTSUPP : -errno;
+	if (tw->info.api_version < 1)
+		return -EPROTO;
+	if ((tw->info.ioctls & NEED_FEATURES) != NEED_FEATURES)
+		return -EOPNOTSUPP;
+	/* read() records must be at least the layout this library knows. */
+	if (tw->info.event_size != sizeof(struct twheel_event))
+		return -EPROTO;
+	if (tw->info.max_batch == 0)
+		return -EPROTO;
+	return 0;
+}
+
+int twheel_open(struct twheel **twp, const char *path, unsigned int depth,
+		unsigned int flags)
+{
+	struct twheel *tw;
+	int ret;
+
+	if (!twp || (flags & ~TWHEEL_OPEN_FLAGS_ALL))
+		return -EINVAL;
+	*twp = NULL;
+	tw = calloc(1, sizeof(*tw));
+	if (!tw)
+		return -ENOMEM;
+	tw->fd = open(path ? path : TWHEEL_DEVICE,
+		      O_RDWR | O_CLOEXEC |
+		      ((flags & TWHEEL_OPEN_NONBLOCK) ? O_NONBLOCK : 0));
+	if (tw->fd < 0) {
+		ret = -errno;
+		free(tw);
+		return ret;
+	}
+	ret = handshake(tw);
+	if (ret)
+		goto fail;
+	if (depth == 0)
+		depth = TWHEEL_DEFAULT_DEPTH;
+	if (depth > tw->info.max_batch)
+		depth = tw->info.max_batch;
+	tw->depth = depth;
+	tw->ops = calloc(depth, sizeof(*tw->ops));
+	tw->slots = calloc(depth, sizeof(*tw->slots));
+	if (!tw->ops || !tw->slots) {
+		ret = -ENOMEM;
+		goto fail;
+	}
+	*twp = tw;
+	return 0;
+fail:
+	close(tw->fd);
+	free(tw->ops);
+	free(tw->slots);
+	free(tw);
+	return ret;
+}
+
+void twheel_close(struct twheel *tw)
+{
+	if (!tw)
+		return;
+	close(tw->fd);
+	free(tw->ops);
+	free(tw->slots);
+	free(tw);
+}
+
+int twheel_fd(const struct twheel *tw)
+{
+	return tw->fd;
+}
+
+const struct twheel_info *twheel_get_info(const struct twheel *tw)
+{
+	return &tw->info;
+}
+
+int twheel_supports(const struct twheel *tw, uint32_t arm_flags)
+{
+	return (tw->info.arm_flags & arm_flags) == arm_flags;
+}
+
+/* A free queue entry, flushing a full queue first. */
+static struct twheel_op *queue_slot(struct twheel *tw, struct twheel_result *res)
+{
+	struct twheel_op *op;
+
+	op = &tw->ops[tw->nr];
+	memset(op, 0, sizeof(*op));
+	tw->slots[tw->nr] = res;
+	tw->nr++;
+	return op;
+}
+
+static int make_room(struct twheel *tw)
+{
+	int ret;
+
+	if (tw->nr < tw->depth)
+		return 0;
+	ret = twheel_flush(tw);
+	return ret < 0 ? ret : 0;
+}
+
+static int check_flags(const struct twheel *tw, uint32_t flags)
+{
+	if (flags & ~TWHEEL_ARM_FLAGS_ALL)
+		return -EINVAL;
+	/* Known to this header but not to the running module. */
+	if ((flags & tw->info.arm_flags) != flags)
+		return -EOPNOTSUPP;
+	return 0;
+}
+
+int twheel_prep_arm(struct twheel *tw, uint64_t cookie, uint64_t expires,
+		    uint64_t period, uint32_t flags, uint32_t cpu,
+		    struct twheel_result *res)
+{
+	struct twheel_op *op;
+	int ret;
+
+	ret = check_flags(tw, flags);
+	if (ret)
+		return ret;
+	ret = make_room(tw);
+	if (ret)
+		return ret;
+	op = queue_slot(tw, res);
+	op->op = TWHEEL_OP_ARM;
+	op->flags = flags;
+	op->cookie = cookie;
+	op->expires = expires;
+	op->period = period;
+	op->cpu = cpu;
+	return 0;
+}
+
+int twheel_prep_rearm(struct twheel *tw, uint64_t handle, uint64_t expires,
+		      uint32_t flags, struct twheel_result *res)
+{
+	struct twheel_op *op;
+	int ret;
+
+	ret = check_flags(tw, flags);
+	if (ret)
+		return ret;
+	ret = make_room(tw);
+	if (ret)
+		return ret;
+	op = queue_slot(tw, res);
+	op->op = TWHEEL_OP_REARM;
+	op->flags = flags;
+	op->handle = handle;
+	op->expires = expires;
+	return 0;
+}
+
+int twheel_prep_cancel(struct twheel *tw, uint64_t handle, uint32_t flags,
+		       struct twheel_result *res)
+{
+	struct twheel_op *op;
+	int ret;
+
+	if (flags & ~TWHEEL_CANCEL_FLAGS_ALL)
+		return -EINVAL;
+	/* Cancel flags came with API version 3; there is no feature bit. */
+	if (flags && tw->info.api_version < 3)
+		return -EOPNOTSUPP;
+	ret = make_room(tw);
+	if (ret)
+		return ret;
+	op = queue_slot(tw, res);
+	op->op = TWHEEL_OP_CANCEL;
+	op->flags = flags;
+	op->handle = handle;
+	return 0;
+}
+
+int twheel_prep_get(struct twheel *tw, uint64_t handle,
+		    struct twheel_result *res)
+{
+	struct twheel_op *op;
+	int ret;
+
+	if (!(tw->info.ioctls & TWHEEL_FEAT_GET))
+		return -EOPNOTSUPP;
+	ret = make_room(tw);
+	if (ret)
+		return ret;
+	op = queue_slot(tw, res);
+	op->op = TWHEEL_OP_GET;
+	op->handle = handle;
+	return 0;
+}
+
+int twheel_flush(struct twheel *tw)
+{
+	struct twheel_batch b = {
+		.ops = (uintptr_t)tw->ops,
+		.count = tw->nr,
+		.op_size = sizeof(struct twheel_op),
+	};
+	unsigned int i, n = tw->nr;
+
+	if (n == 0)
+		return 0;
+	if (ioctl(tw->fd, TWHEEL_IOC_BATCH, &b) < 0)
+		return -errno;	/* nothing applied; the queue stays */
+	for (i = 0; i < n; i++) {
+		struct twheel_result *r = tw->slots[i];
+
+		if (!r)
+			continue;
+		memset(r, 0, sizeof(*r));
+		r->handle = tw->ops[i].handle;
+		r->result = tw->ops[i].result;
+		r->op = tw->ops[i].op;
+		if (r->op == TWHEEL_OP_GET && r->result > 0) {
+			r->cookie = tw->ops[i].cookie;
+			r->deadline = tw->ops[i].expires;
+			r->period = tw->ops[i].period;
+			r->flags = tw->ops[i].flags;
+			r->cpu = tw->ops[i].cpu;
+		}
+	}
+	tw->nr = 0;
+	return (int)n;
+}
+
+unsigned int twheel_queued(const struct twheel *tw)
+{
+	return tw->nr;
+}
+
+unsigned int twheel_discard(struct twheel *tw)
+{
+	unsigned int n = tw->nr;
+
+	tw->nr = 0;
+	return n;
+}
+
+int twheel_read(struct twheel *tw, struct twheel_event *ev, unsigned int nr)
+{
+	ssize_t n;
+
+	if (nr == 0)
+		return -EINVAL;
+	n = read(tw->fd, ev, (size_t)nr * sizeof(*ev));
+	if (n < 0)
+		return -errno;
+	return (int)(n / (ssize_t)sizeof(*ev));
+}
+
+int twheel_fill(struct twheel *tw)
+{
+	int n;
+
+	/* Records not yet iterated are kept: read only when all are used. */
+	if (tw->ev_pos < tw->ev_nr)
+		return (int)(tw->ev_nr - tw->ev_pos);
+	tw->ev_nr = 0;
+	tw->ev_pos = 0;
+	n = twheel_read(tw, tw->ev, TWHEEL_EVBUF);
+	if (n < 0)
+		return n;
+	tw->ev_nr = (unsigned int)n;
+	return n;
+}
+
+const struct twheel_event *twheel_next_event(struct twheel *tw)
+{
+	if (tw->ev_pos >= tw->ev_nr)
+		return NULL;
+	return &tw->ev[tw->ev_pos++];
+}
+
+int twheel_get_stats(struct twheel *tw, struct twheel_stats *st)
+{
+	if (!(tw->info.ioctls & TWHEEL_FEAT_STATS))
+		return -EOPNOTSUPP;
+	memset(st, 0, sizeof(*st));
+	return ioctl(tw->fd, TWHEEL_IOC_STATS, st) < 0 ? -errno : 0;
+}
+
+int twheel_drain(struct twheel *tw, struct twheel_get *entries, unsigned int nr,
+		 uint64_t *cursor, uint32_t flags)
+{
+	struct twheel_drain d = {
+		.entries = (uintptr_t)entries,
+		.count = nr,
+		.entry_size = sizeof(*entries),
+		.flags = flags,
+	};
+
+	if (!(tw->info.ioctls & TWHEEL_FEAT_DRAIN))
+		return -EOPNOTSUPP;
+	if (!cursor || (flags & ~TWHEEL_DRAIN_FLAGS_ALL))
+		return -EINVAL;
+	if (nr > tw->info.max_batch)
+		d.count = tw->info.max_batch;
+	d.cursor = *cursor;
+	if (ioctl(tw->fd, TWHEEL_IOC_DRAIN, &d) < 0)
+		return -errno;
+	*cursor = d.cursor;
+	return (int)d.filled;
+}
+
+uint64_t twheel_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}

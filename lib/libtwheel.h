@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later OR MIT */
+/*
+ * libtwheel.h - userspace library for /dev/twheel
+ *
+ * A struct twheel is one open file of /dev/twheel (a private set of
+ * timeouts) plus a submission queue and an event buffer:
+ *
+ *   twheel_open()          open + TWHEEL_IOC_INFO handshake, feature checks
+ *   twheel_prep_arm()      queue an arm        \
+ *   twheel_prep_rearm()    queue a re-arm       } results in caller slots
+ *   twheel_prep_cancel()   queue a cancel       }
+ *   twheel_prep_get()      queue a look-up     /
+ *   twheel_flush()         submit the queue in one TWHEEL_IOC_BATCH
+ *   twheel_fill()          read() expiry records into the event buffer
+ *   twheel_for_each_event  iterate over them
+ *   twheel_fd()            the file descriptor, for poll/epoll
+ *   twheel_get_stats(), twheel_drain()   the file's counters, its timeouts
+ *
+ * Every function that can fail returns a negative errno; errno itself is
+ * left alone. Thread safety: a struct twheel is not locked. Use one per
+ * thread, or serialise all calls on one struct twheel yourself. Different
+ * struct twheel objects are independent and may be used concurrently.
+ * The man pages libtwheel(3), twheel_open(3), twheel_prep_arm(3) and
+ * twheel_fill(3) describe every call.
+ */
+#ifndef LIBTWHEEL_H
+#define LIBTWHEEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <linux/twheel.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define LIBTWHEEL_VERSION_MAJOR	1
+#define LIBTWHEEL_VERSION_MINOR	0
+
+/* Default device path and queue depth. */
+#define TWHEEL_DEVICE		"/dev/twheel"
+#define TWHEEL_DEFAULT_DEPTH	256
+
+/* Flags of twheel_open(). */
+/* read() (twheel_fill(), twheel_read()) fails with -EAGAIN instead of waiting. */
+#define TWHEEL_OPEN_NONBLOCK	0x1U
+#define TWHEEL_OPEN_FLAGS_ALL	TWHEEL_OPEN_NONBLOCK
+
+struct twheel;
+
+/*
+ * Where a queued operation's outcome is delivered when its batch has been
+ * submitted. @result is the operation's negative errno (-ENOENT for a handle
+ * that is not live, ...), else 0, or for a cancel with TWHEEL_CANCEL_REPORT
+ * a TWHEEL_CANCELLED_*, for a get a TWHEEL_STATE_*. @handle is the new
+ * handle of an arm (0 if it failed), else the handle operated on. For a get
+ * that succeeded, @cookie, @deadline, @period, @flags (TWHEEL_ARM_CPU,
+ * TWHEEL_ARM_FIXED_DELAY) and @cpu describe the timeout; they are 0 for
+ * the other operations. The slot must stay valid until the twheel_flush()
+ * that submits it returns.
+ */
+struct twheel_result {
+	uint64_t handle;
+	int32_t result;
+	uint32_t op;	/* TWHEEL_OP_ARM, _REARM, _CANCEL or _GET */
+	uint64_t cookie;
+	uint64_t deadline;
+	uint64_t period;
+	uint32_t flags;
+	uint32_t cpu;
+};
+
+/* Open and handshake. @path NULL means TWHEEL_DEVICE; @depth 0 means
+ * TWHEEL_DEFAULT_DEPTH (capped at the module's max_batch). */
+int twheel_open(struct twheel **twp, const char *path, unsigned int depth,
+		unsigned int flags);
+void twheel_close(struct twheel *tw);
+int twheel_fd(const struct twheel *tw);
+const struct twheel_info *twheel_get_info(const struct twheel *tw);
+int twheel_supports(const struct twheel *tw, uint32_t arm_flags);
+
+/* Queue; the queue is flushed automatically when it is full. */
+int twheel_prep_arm(struct twheel *tw, uint64_t cookie, uint64_t expires,
+		    uint64_t period, uint32_t flags, uint32_t cpu,
+		    struct twheel_result *res);
+int twheel_prep_rearm(struct twheel *tw, uint64_t handle, uint64_t expires,
+		      uint32_t flags, struct twheel_result *res);
+int twheel_prep_cancel(struct twheel *tw, uint64_t handle, uint32_t flags,
+		       struct twheel_result *res);
+int twheel_prep_get(struct twheel *tw, uint64_t handle,
+		    struct twheel_result *res);
+int twheel_flush(struct twheel *tw);
+unsigned int twheel_queued(const struct twheel *tw);
+unsigned int twheel_discard(struct twheel *tw);
+
+/* Events. */
+int twheel_read(struct twheel *tw, struct twheel_event *ev, unsigned int nr);
+int twheel_fill(struct twheel *tw);
+const struct twheel_event *twheel_next_event(struct twheel *tw);
+
+#define twheel_for_each_event(tw, ev) \
+	for ((ev) = twheel_next_event(tw); (ev); (ev) = twheel_next_event(tw))
+
+/* How late an event was delivered, in ns (never negative). */
+static inline uint64_t twheel_event_late_ns(const struct twheel_event *ev)
+{
+	return ev->expired > ev->deadline ? ev->expired - ev->deadline : 0;
+}
+
+static inline int twheel_event_is_periodic(const struct twheel_event *ev)
+{
+	return !!(ev->flags & TWHEEL_EV_PERIODIC);
+}
+
+/* Whole-file queries (API version 3; -EOPNOTSUPP on older modules). */
+int twheel_get_stats(struct twheel *tw, struct twheel_stats *st);
+int twheel_drain(struct twheel *tw, struct twheel_get *entries, unsigned int nr,
+		 uint64_t *cursor, uint32_t flags);
+
+/* CLOCK_MONOTONIC now, in ns: the clock of every twheel time. */
+uint64_t twheel_now_ns(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LIBTWHEEL_H */
