@@ -29,7 +29,10 @@
 /* Lateness allowed on top of one tick: a 2-vCPU TCG guest with KASAN. */
 #define TEST_LATENCY_SLACK_NS	(500 * NSEC_PER_MSEC)
 #define LOAD_COUNT		100000
-#define LOAD_SPREAD_MS		2000
+#define LOAD_SPREAD_MS		6000
+/* Operations the race and kick tests aim for; they stop early at 30 s. */
+#define RACE_OPS		4000
+#define RACE_MAX_NS		(30 * NSEC_PER_SEC)
 
 /* API tests: the live per-CPU wheels. */
 
@@ -252,7 +255,8 @@ static int race_thread(void *data)
 	struct rnd_state rnd;
 
 	prandom_seed_state(&rnd, smp_processor_id() + 1);
-	while (!kthread_should_stop() && ktime_get_ns() < ctx->until) {
+	while (!kthread_should_stop() && ktime_get_ns() < ctx->until &&
+	       atomic_read(&ctx->ops) < RACE_OPS) {
 		struct probe *p = &ctx->probes[prandom_u32_state(&rnd) % ctx->n];
 		u64 delay = (prandom_u32_state(&rnd) % 4) * twheel_tick_ns();
 		int cpu = prandom_u32_state(&rnd) % 2 ?
@@ -295,7 +299,8 @@ static void api_races_from_all_cpus(struct kunit *test)
 		init_completion(&ctx.probes[i].done);
 		ctx.probes[i].deadline = 0;
 	}
-	ctx.until = ktime_get_ns() + 500 * NSEC_PER_MSEC;
+	/* A number of operations, not a time: slow kernels get longer. */
+	ctx.until = ktime_get_ns() + RACE_MAX_NS;
 	for_each_online_cpu(cpu) {
 		tasks[nr] = kthread_create(race_thread, &ctx, "twheel_race/%u",
 					   cpu);
@@ -305,7 +310,8 @@ static void api_races_from_all_cpus(struct kunit *test)
 		wake_up_process(tasks[nr]);
 		nr++;
 	}
-	msleep(div64_u64(ctx.until - ktime_get_ns(), NSEC_PER_MSEC) + 1);
+	while (atomic_read(&ctx.ops) < RACE_OPS && ktime_get_ns() < ctx.until)
+		msleep(20);
 	for (i = 0; i < nr; i++) {
 		kthread_stop(tasks[i]);
 		put_task_struct(tasks[i]);
@@ -577,7 +583,8 @@ static int kick_thread(void *data)
 	unsigned int i = 0;
 	struct probe *p;
 
-	while (!kthread_should_stop() && ktime_get_ns() < ctx->until) {
+	while (!kthread_should_stop() && ktime_get_ns() < ctx->until &&
+	       atomic_read(&ctx->armed) < RACE_OPS) {
 		if (!(i % ctx->n))
 			cond_resched();
 		p = &ctx->probes[i++ % ctx->n];
@@ -613,12 +620,13 @@ static void api_kick_while_callback_runs(struct kunit *test)
 		twheel_timeout_init(&ctx.probes[i].t, probe_fn);
 		init_completion(&ctx.probes[i].done);
 	}
-	ctx.until = ktime_get_ns() + 3 * NSEC_PER_SEC;
+	ctx.until = ktime_get_ns() + RACE_MAX_NS;
 	task = kthread_create(kick_thread, &ctx, "twheel_kick");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
 	kthread_bind(task, cpumask_last(cpu_online_mask));
 	wake_up_process(task);
-	while (ktime_get_ns() < ctx.until)
+	while (atomic_read(&ctx.armed) < RACE_OPS &&
+	       ktime_get_ns() < ctx.until)
 		msleep(100);
 	kthread_stop(task);
 	for (i = 0; i < ctx.n; i++) {

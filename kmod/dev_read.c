@@ -84,8 +84,10 @@ void twdev_expire(struct twheel_timeout *t)
 	twdev_count_fired(&tf->counters, now > tdt->deadline ?
 				       now - tdt->deadline : 0);
 	xa_unlock(&tf->timeouts);
+	/* Due at the start of the current tick: at once, after those due. */
 	if (!test_and_set_bit(TWDEV_WAKER_ARMED, &tf->waker_armed))
-		tw_mod(&tf->waker, 0, 0, TWHEEL_CPU_LOCAL, 0);
+		tw_mod(&tf->waker, tw_tick_to_ns(tw_ns_to_tick_floor(now)), now,
+		       TWHEEL_CPU_LOCAL, 0);
 }
 
 /**
