@@ -760,7 +760,7 @@ static uint64_t arm_storm(int *fds, int nfiles, uint64_t per_file,
 		ksft_print_msg("arming fell behind its plan (%llu of %llu in %llu ms): starting again\n",
 			       (unsigned long long)done, (unsigned long long)n,
 			       (unsigned long long)el / MS);
-		est = el / done * n * 5 / 4;
+		est = el / done * n;
 		for (i = 0; i < nfiles; i++) {
 			close(fds[i]);
 			fds[i] = reopen(ctx, i);
@@ -1024,18 +1024,6 @@ static void storm_close(struct storm *s)
 	s->seen = NULL;
 }
 
-/*
- * Latency is judged on the stock kernels only: on the debug kernel the
- * machine's own wake-up latency under TCG is hundreds of milliseconds
- * (KASAN, lockdep, kmemleak), which says nothing about twheel.
- */
-static bool judge_latency(void)
-{
-	if (!debug_kernel())
-		return true;
-	ksft_print_msg("debug kernel (lockdep): latency reported, not judged\n");
-	return false;
-}
 
 /*
  * A SCHED_OTHER thread spinning on one CPU. The storm keeps both CPUs busy
@@ -1108,6 +1096,45 @@ static int probe_baseline(struct probe *p, int cpu, unsigned int hogs,
 	return ret;
 }
 
+/*
+ * The wheel re-files timeouts from a level to the one below when their
+ * bucket comes due: from level 2 (4.096 s buckets of 1 ms ticks) up to
+ * 4.1 s before the deadline. The storm's probe starts before that.
+ */
+#define CASCADE_LEAD	(4300 * MS)
+
+/*
+ * The machine's own stalls, with nothing armed, beyond which a budget of
+ * STORM_STALL_NS cannot be told apart from them (other guests, under TCG).
+ */
+#define MACHINE_STALLED	(2 * STORM_STALL_NS)
+
+/*
+ * Latency is judged on the stock kernels only, and only when the machine
+ * itself did not stall beyond MACHINE_STALLED with nothing armed (then the
+ * test is skipped, unless it failed already). On the debug kernel the
+ * machine's wake-up latency under TCG is hundreds of milliseconds (KASAN,
+ * lockdep, kmemleak).
+ */
+static bool judge_latency(struct __test_metadata *_metadata,
+			  const struct probe *base)
+{
+	if (debug_kernel()) {
+		ksft_print_msg("debug kernel (lockdep): latency reported, not judged\n");
+		return false;
+	}
+	if (base->max_over > MACHINE_STALLED) {
+		ksft_print_msg("the machine stalled %llu ms with nothing armed: latency not judged\n",
+			       (unsigned long long)base->max_over / MS);
+		if (_metadata->exit_code == KSFT_PASS)
+			SKIP(return false, "the machine stalled %llu ms with nothing armed (more than %llu): latency not judged; no record lost or early",
+			     (unsigned long long)base->max_over / MS,
+			     (unsigned long long)MACHINE_STALLED / MS);
+		return false;
+	}
+	return true;
+}
+
 /* Records expired so far: read by the reader, or queued. Never too many. */
 static uint64_t storm_expired(struct storm *s)
 {
@@ -1139,9 +1166,10 @@ TEST_F_TIMEOUT(storm, one_deadline_one_cpu, 120)
 
 	pin_self(0);
 	storm_arm(_metadata, s, 1, 0);
+	storm_read_all(_metadata, s);
+	sleep_until(s->deadline - CASCADE_LEAD);
 	ASSERT_EQ(0, probe_start(&busy, 1));
 	ASSERT_EQ(0, probe_start(&other, 0));
-	storm_read_all(_metadata, s);
 	storm_wait_expired(s);
 	probe_stop(&busy);
 	probe_stop(&other);
@@ -1162,7 +1190,7 @@ TEST_F_TIMEOUT(storm, one_deadline_one_cpu, 120)
 	EXPECT_EQ(0U, s->dup);
 	EXPECT_EQ(0U, s->bad);
 	EXPECT_EQ(0U, s->read_errors);
-	if (judge_latency()) {
+	if (judge_latency(_metadata, &base)) {
 		EXPECT_LE(busy.max_over, base.max_over + STORM_STALL_NS);
 	}
 }
@@ -1184,8 +1212,10 @@ TEST_F_TIMEOUT(storm, cpu_offline_with_storm_armed, 120)
 		     CPU1_ONLINE);
 	pin_self(0);
 	storm_arm(_metadata, s, 1, 2 * SEC);
-	ASSERT_EQ(0, probe_start(&busy, 0));
 	storm_read_all(_metadata, s);
+	sleep_until(s->deadline - CASCADE_LEAD - 2 * SEC);
+	ASSERT_EQ(0, probe_start(&busy, 0));
+	sleep_ms(100);
 	t0 = now_ns();
 	ASSERT_EQ(0, write_str(CPU1_ONLINE, "0"));
 	off_busy = now_ns() - t0;
@@ -1224,7 +1254,7 @@ TEST_F_TIMEOUT(storm, cpu_offline_with_storm_armed, 120)
 	EXPECT_EQ(0U, s->dup);
 	EXPECT_EQ(0U, s->bad);
 	EXPECT_EQ(0U, s->read_errors);
-	if (judge_latency()) {
+	if (judge_latency(_metadata, &empty)) {
 		EXPECT_LE(busy.max_over, empty.max_over + STORM_STALL_NS);
 	}
 }
