@@ -915,10 +915,12 @@ FIXTURE_SETUP(storm)
 	NEED_ROOT_AND_DEVICE();
 	if (sysconf(_SC_NPROCESSORS_CONF) < 2 || !cpu_is_online(1))
 		SKIP(return, "needs CPUs 0 and 1 online");
-	/* Root is a user too: let it hold the storm. */
+	/*
+	 * Root is a user too: let it hold the storm (a module without the
+	 * per-user limit, before API version 2, has no such parameter).
+	 */
 	self->saved = param_get("max_user_timeouts");
-	ASSERT_GT(self->saved, 0);
-	if (self->saved < STORM_N_STOCK + 10000)
+	if (self->saved > 0 && self->saved < STORM_N_STOCK + 10000)
 		ASSERT_EQ(0, param_set("max_user_timeouts",
 				       STORM_N_STOCK + 10000));
 }
