@@ -590,7 +590,7 @@ static int kick_thread(void *data)
 			atomic_inc(&ctx->armed);
 	}
 	while (!kthread_should_stop())
-		msleep(10);
+		msleep(20);
 	return 0;
 }
 
@@ -672,7 +672,7 @@ static int fifo_cancel_thread(void *data)
 	twheel_cancel_sync(&ctx->p->t);
 	complete(&ctx->done);
 	while (!kthread_should_stop())
-		msleep(10);
+		msleep(20);
 	return 0;
 }
 

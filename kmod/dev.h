@@ -17,14 +17,36 @@
 #include <linux/types.h>
 #include <linux/wait.h>
 #include <linux/xarray.h>
+#include <uapi/linux/twheel.h>
 
 struct file;
+struct iov_iter;
+struct kiocb;
 struct poll_table_struct;
 struct seq_file;
 struct twdev_user;
 
+/* A slot that reached this generation is retired (dev_file.c). */
+#define TWDEV_GEN_LAST		(U32_MAX - 1)
+
 /* Slot mark of a timeout whose record is waiting to be read. */
 #define TWDEV_READY		XA_MARK_1
+
+/**
+ * struct twdev_counters - a file's counters (TWHEEL_IOC_STATS)
+ * @armed: arms (under tf->lock)
+ * @cancelled: successful cancels (under tf->lock)
+ * @overruns: overruns of the records read (under tf->lock)
+ * @fired: expiries (under the xa_lock)
+ * @late: @fired by lateness, as struct twheel_stats (under the xa_lock)
+ */
+struct twdev_counters {
+	u64 armed;
+	u64 cancelled;
+	u64 overruns;
+	u64 fired;
+	u64 late[TWHEEL_STATS_LATE_BUCKETS];
+};
 
 /**
  * struct twdev_file - private context of one open /dev/twheel file
@@ -41,7 +63,9 @@ struct twdev_user;
  * @nr_live: live handles; at most @max_pending (under @lock)
  * @nr_free: timeouts on @free (under @lock)
  * @max_pending: the per-file limit, from the max_pending module parameter
+ * @key: random; the upper half of every handle is XORed with it
  * @read_cursor: slot at which read() looks for the next record (under @lock)
+ * @counters: what TWHEEL_IOC_STATS reports
  */
 struct twdev_file {
 	struct mutex lock;		/* serialises ioctls and read() */
@@ -55,15 +79,18 @@ struct twdev_file {
 	unsigned int nr_live;
 	unsigned int nr_free;
 	unsigned int max_pending;
+	u32 key;
 	unsigned long read_cursor;
+	struct twdev_counters counters;
 };
 
 /**
  * struct twdev_timeout - one timeout of an open file
  * @tw: the wheel's timeout
  * @tf: the file that owns it
- * @handle: its handle while it is live: its generation in the upper half,
- *	its slot in the lower; generation 0 (no handle has it) while dead
+ * @handle: its handle while it is live: its slot in the lower half, its
+ *	generation XORed with the file's key in the upper; just the slot (an
+ *	upper half of 0, which no handle has) while it is dead
  * @cookie: the caller's cookie (live timeouts)
  * @next_free: next timeout on the file's free list (dead timeouts)
  * @deadline: CLOCK_MONOTONIC deadline of the current arming, in ns
@@ -92,9 +119,9 @@ struct twdev_timeout {
 
 /**
  * struct twdev_req - one request, checked and in kernel terms
- * @op: TWHEEL_OP_ARM, TWHEEL_OP_REARM or TWHEEL_OP_CANCEL
- * @flags: TWHEEL_ARM_FIXED_DELAY (ARM) or 0
- * @handle: the timeout (REARM, CANCEL)
+ * @op: TWHEEL_OP_*
+ * @flags: TWHEEL_ARM_FIXED_DELAY (ARM), TWHEEL_CANCEL_REPORT (CANCEL) or 0
+ * @handle: the timeout (REARM, CANCEL, GET)
  * @cookie: the caller's cookie (ARM)
  * @deadline: CLOCK_MONOTONIC deadline, accepted by the wheel (ARM, REARM)
  * @period: 0 or the period in ns, at least a tick (ARM)
@@ -113,6 +140,20 @@ struct twdev_req {
 };
 
 /**
+ * struct twdev_record - a record on its way to userspace
+ * @ev: the record as read() returns it
+ * @tdt: the timeout it belongs to
+ * @now: when it was filled in
+ * @next: next deadline of a periodic timeout that goes on
+ */
+struct twdev_record {
+	struct twheel_event ev;
+	struct twdev_timeout *tdt;
+	u64 now;
+	u64 next;
+};
+
+/**
  * twdev_has_ready() - is at least one record ready to be read
  * @tf: the file
  *
@@ -126,10 +167,17 @@ static inline bool twdev_has_ready(const struct twdev_file *tf)
 }
 
 /* dev_file.c */
+struct twdev_file *twdev_file_new(void);
+void twdev_file_free(struct twdev_file *tf);
 int twdev_arm(struct twdev_file *tf, const struct twdev_req *req,
 	      u64 *handle);
 int twdev_rearm(struct twdev_file *tf, const struct twdev_req *req);
-int twdev_cancel(struct twdev_file *tf, u64 handle);
+int twdev_cancel(struct twdev_file *tf, u64 handle, u32 flags);
+int twdev_get(struct twdev_file *tf, u64 handle, u64 now,
+	      struct twheel_get *out);
+unsigned int twdev_list(struct twdev_file *tf, unsigned long *cursor,
+			u64 now, struct twheel_get *out, unsigned int max);
+void twdev_stats(struct twdev_file *tf, struct twheel_stats *out);
 void twdev_put(struct twdev_file *tf, struct twdev_timeout *tdt);
 void twdev_start(struct twdev_timeout *tdt, u64 now);
 unsigned long twdev_max_user_timeouts(void);
@@ -140,8 +188,9 @@ void twdev_exit(void);
 void twdev_expire(struct twheel_timeout *t);
 void twdev_wake(struct twheel_timeout *t);
 void twdev_unqueue(struct twdev_file *tf, struct twdev_timeout *tdt);
-ssize_t twdev_read(struct file *file, char __user *buf, size_t count,
-		   loff_t *ppos);
+void twdev_fill_record(struct twdev_timeout *tdt, u64 expired, u64 now,
+		       struct twdev_record *rec);
+ssize_t twdev_read_iter(struct kiocb *iocb, struct iov_iter *to);
 __poll_t twdev_poll(struct file *file, struct poll_table_struct *wait);
 
 /* dev_ioctl.c */

@@ -18,12 +18,15 @@
  * Handles
  * -------
  * A timeout is found by handle in an xarray: its slot (lower 32 bits) and
- * the slot's generation (upper 32 bits). Neither slot 0 nor generation 0 is
- * ever handed out, so no handle is 0. Each slot counts its own generations:
- * every new handle of a slot takes the next one, and a slot whose
- * generation reached U32_MAX is retired (kept, never reused, freed on
- * close), so no handle is ever handed out twice by a file. A stale handle,
- * or one from another file, finds no live timeout with its handle (-ENOENT).
+ * the slot's generation XORed with the file's random key (upper 32 bits).
+ * Slot 0 is never handed out and the upper half is never 0, so no handle is
+ * 0. Each slot counts its own generations: every new handle of a slot takes
+ * the next one, and a slot whose generations are used up is retired (kept,
+ * never reused, freed on close), so no handle is ever handed out twice by a
+ * file, however long it lives; nothing another file or user does changes
+ * that. A stale handle finds no live timeout with its handle (-ENOENT). The
+ * key makes another file's handle miss too: two files hand out the same
+ * handle only by chance, one in 2^32, never by a pattern of use.
  *
  * Reuse
  * -----
@@ -63,15 +66,18 @@
 #include <linux/err.h>
 #include <linux/fs.h>
 #include <linux/hashtable.h>
+#include <linux/math64.h>
 #include <linux/miscdevice.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/random.h>
 #include <linux/sched.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/uidgid.h>
+#include <kunit/visibility.h>
 #include <uapi/linux/twheel.h>
 
 #include "dev.h"
@@ -252,7 +258,7 @@ void twdev_put(struct twdev_file *tf, struct twdev_timeout *tdt)
 	twdev_unqueue(tf, tdt);
 	WRITE_ONCE(tf->nr_live, tf->nr_live - 1);
 	tdt->handle = slot;
-	if (tdt->gen == U32_MAX)
+	if (tdt->gen >= TWDEV_GEN_LAST)
 		return;
 	if (tf->nr_free < TWDEV_FREE_MAX) {
 		tdt->next_free = tf->free;
@@ -269,7 +275,7 @@ void twdev_put(struct twdev_file *tf, struct twdev_timeout *tdt)
  * lowest free slot. The free list is empty only while every slot in use is
  * live or retired; fewer than max_pending are live. Caller holds tf->lock.
  */
-static struct twdev_timeout *twdev_get(struct twdev_file *tf)
+static struct twdev_timeout *twdev_take(struct twdev_file *tf)
 {
 	struct twdev_timeout *tdt = tf->free;
 	u32 slot;
@@ -305,6 +311,18 @@ void twdev_start(struct twdev_timeout *tdt, u64 now)
 	tw_mod(&tdt->tw, tdt->deadline, now, tdt->cpu, 0);
 }
 
+/*
+ * Give @tdt, dead, the next generation of its slot and the handle made of
+ * it. The upper half of a handle must not be 0: that generation is skipped.
+ * A slot is retired at TWDEV_GEN_LAST, so there is always one left.
+ */
+static void twdev_new_handle(struct twdev_file *tf, struct twdev_timeout *tdt)
+{
+	if (!(++tdt->gen ^ tf->key))
+		tdt->gen++;
+	tdt->handle = (u64)(tdt->gen ^ tf->key) << 32 | twdev_slot(tdt);
+}
+
 /**
  * twdev_arm() - arm a new timeout
  * @tf: the file, with @tf->lock held
@@ -324,7 +342,7 @@ int twdev_arm(struct twdev_file *tf, const struct twdev_req *req,
 	lockdep_assert_held(&tf->lock);
 	if (tf->nr_live >= tf->max_pending)
 		return -ENOSPC;
-	tdt = twdev_get(tf);
+	tdt = twdev_take(tf);
 	if (IS_ERR(tdt))
 		return PTR_ERR(tdt);
 	tdt->cookie = req->cookie;
@@ -332,18 +350,18 @@ int twdev_arm(struct twdev_file *tf, const struct twdev_req *req,
 	tdt->period = req->period;
 	tdt->cpu = req->cpu;
 	tdt->flags = req->flags & TWHEEL_ARM_FIXED_DELAY;
-	tdt->gen++;
-	tdt->handle = (u64)tdt->gen << 32 | twdev_slot(tdt);
+	twdev_new_handle(tf, tdt);
 	WRITE_ONCE(tf->nr_live, tf->nr_live + 1);
+	tf->counters.armed++;
 	twdev_start(tdt, req->now);
 	*handle = tdt->handle;
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(twdev_arm);
 
 /*
  * The live timeout that @handle names, or NULL. A dead timeout's stored
- * handle has generation 0, so a handle with generation 0 names none. Caller
- * holds tf->lock.
+ * handle has an upper half of 0, which no handle has. Caller holds tf->lock.
  */
 static struct twdev_timeout *twdev_lookup(struct twdev_file *tf, u64 handle)
 {
@@ -397,14 +415,74 @@ int twdev_rearm(struct twdev_file *tf, const struct twdev_req *req)
  * twdev_cancel() - cancel a live timeout and free its handle
  * @tf: the file, with @tf->lock held
  * @handle: the timeout
+ * @flags: TWHEEL_CANCEL_REPORT or 0
  *
- * Once this returns 0, no record of @handle is read, even one that was
+ * Once this returns, no record of @handle is read, even one that was
  * already queued.
  *
  * Context: process context; may wait for the timeout's callback.
+ * Return: 0, or with TWHEEL_CANCEL_REPORT TWHEEL_CANCELLED_ARMED (it had not
+ * fired) or TWHEEL_CANCELLED_QUEUED (it had, and its record is dropped);
+ * -ENOENT if @handle names no live timeout of @tf.
+ */
+int twdev_cancel(struct twdev_file *tf, u64 handle, u32 flags)
+{
+	struct twdev_timeout *tdt;
+	int was_armed;
+
+	lockdep_assert_held(&tf->lock);
+	tdt = twdev_lookup(tf, handle);
+	if (!tdt)
+		return -ENOENT;
+	was_armed = twheel_cancel_sync(&tdt->tw);
+	twdev_put(tf, tdt);
+	tf->counters.cancelled++;
+	if (!(flags & TWHEEL_CANCEL_REPORT))
+		return 0;
+	return was_armed ? TWHEEL_CANCELLED_ARMED : TWHEEL_CANCELLED_QUEUED;
+}
+
+/*
+ * Describe live @tdt as of @now. Not pending and no record queued means its
+ * callback runs right now: its record is on its way. Caller holds tf->lock.
+ */
+static void twdev_describe(struct twdev_file *tf, struct twdev_timeout *tdt,
+			   u64 now, struct twheel_get *out)
+{
+	bool queued;
+
+	xa_lock_bh(&tf->timeouts);
+	queued = xa_get_mark(&tf->timeouts, twdev_slot(tdt), TWDEV_READY) ||
+		 !twheel_pending(&tdt->tw);
+	xa_unlock_bh(&tf->timeouts);
+	memset(out, 0, sizeof(*out));
+	out->handle = tdt->handle;
+	out->cookie = tdt->cookie;
+	out->deadline = tdt->deadline;
+	out->remaining = tdt->deadline > now ? tdt->deadline - now : 0;
+	out->period = tdt->period;
+	out->state = queued ? TWHEEL_STATE_QUEUED : TWHEEL_STATE_ARMED;
+	out->flags = tdt->flags;
+	if (tdt->cpu != TWHEEL_CPU_LOCAL) {
+		out->flags |= TWHEEL_ARM_CPU;
+		out->cpu = tdt->cpu;
+	}
+	if (queued && tdt->period && !(tdt->flags & TWHEEL_ARM_FIXED_DELAY) &&
+	    now > tdt->deadline)
+		out->overrun = div64_u64(now - tdt->deadline, tdt->period);
+}
+
+/**
+ * twdev_get() - describe a live timeout
+ * @tf: the file, with @tf->lock held
+ * @handle: the timeout
+ * @now: CLOCK_MONOTONIC time of the call
+ * @out: the description
+ *
  * Return: 0, or -ENOENT if @handle names no live timeout of @tf.
  */
-int twdev_cancel(struct twdev_file *tf, u64 handle)
+int twdev_get(struct twdev_file *tf, u64 handle, u64 now,
+	      struct twheel_get *out)
 {
 	struct twdev_timeout *tdt;
 
@@ -412,22 +490,78 @@ int twdev_cancel(struct twdev_file *tf, u64 handle)
 	tdt = twdev_lookup(tf, handle);
 	if (!tdt)
 		return -ENOENT;
-	twheel_cancel_sync(&tdt->tw);
-	twdev_put(tf, tdt);
+	twdev_describe(tf, tdt, now, out);
 	return 0;
 }
 
-static int twdev_open(struct inode *inode, struct file *file)
+/**
+ * twdev_list() - describe the live timeouts from a slot on
+ * @tf: the file, with @tf->lock held
+ * @cursor: in: first slot to look at; out: the slot to continue from
+ * @now: CLOCK_MONOTONIC time of the call
+ * @out: room for @max descriptions
+ * @max: at least 1
+ *
+ * Return: descriptions written; 0 when no live timeout is left.
+ */
+unsigned int twdev_list(struct twdev_file *tf, unsigned long *cursor,
+			u64 now, struct twheel_get *out, unsigned int max)
+{
+	struct twdev_timeout *tdt;
+	unsigned int n = 0;
+
+	lockdep_assert_held(&tf->lock);
+	xa_for_each_start(&tf->timeouts, *cursor, tdt, *cursor) {
+		if (n == max)
+			return n;
+		if (upper_32_bits(tdt->handle))
+			twdev_describe(tf, tdt, now, &out[n++]);
+	}
+	/* Past the last slot: no slot is ULONG_MAX. */
+	*cursor = ULONG_MAX;
+	return n;
+}
+
+/**
+ * twdev_stats() - a file's counters
+ * @tf: the file, with @tf->lock held
+ * @out: the counters
+ */
+void twdev_stats(struct twdev_file *tf, struct twheel_stats *out)
+{
+	lockdep_assert_held(&tf->lock);
+	memset(out, 0, sizeof(*out));
+	out->pending = tf->nr_live;
+	out->armed = tf->counters.armed;
+	out->cancelled = tf->counters.cancelled;
+	out->overruns = tf->counters.overruns;
+	xa_lock_bh(&tf->timeouts);
+	out->queued = tf->nr_queued;
+	out->fired = tf->counters.fired;
+	memcpy(out->late, tf->counters.late, sizeof(out->late));
+	xa_unlock_bh(&tf->timeouts);
+}
+EXPORT_SYMBOL_IF_KUNIT(twdev_cancel);
+
+/**
+ * twdev_file_new() - the context of a newly opened file
+ *
+ * Its timeouts are charged to the real user ID of the caller.
+ *
+ * Context: process context.
+ * Return: the context, or NULL if out of memory.
+ */
+struct twdev_file *twdev_file_new(void)
 {
 	struct twdev_file *tf;
 
 	tf = kzalloc(sizeof(*tf), GFP_KERNEL_ACCOUNT);
 	if (!tf)
-		return -ENOMEM;
+		return NULL;
 	tf->user = twdev_user_get(current_uid());
 	if (!tf->user) {
 		kfree(tf);
-		return -ENOMEM;
+		return NULL;
 	}
 	mutex_init(&tf->lock);
 	xa_init_flags(&tf->timeouts, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_BH |
@@ -435,24 +569,50 @@ static int twdev_open(struct inode *inode, struct file *file)
 	init_waitqueue_head(&tf->wqh);
 	twheel_timeout_init(&tf->waker, twdev_wake);
 	tf->max_pending = max_pending;
-	file->private_data = tf;
-	return stream_open(inode, file);
+	tf->key = get_random_u32();
+	return tf;
+}
+EXPORT_SYMBOL_IF_KUNIT(twdev_file_new);
+
+/* Shut down every timeout of @tf, TW_LOCKED_CHUNK at a time. */
+static void twdev_shutdown_all(struct twdev_file *tf)
+{
+	struct twheel_timeout *chunk[TW_LOCKED_CHUNK];
+	struct twdev_timeout *tdt;
+	unsigned long slot;
+	unsigned int n = 0;
+
+	xa_for_each(&tf->timeouts, slot, tdt) {
+		chunk[n++] = &tdt->tw;
+		if (n == ARRAY_SIZE(chunk)) {
+			tw_shutdown_many(chunk, n);
+			n = 0;
+			cond_resched();
+		}
+	}
+	tw_shutdown_many(chunk, n);
 }
 
-/*
- * Nothing else uses the file any more, but callbacks of timeouts not shut
- * down yet may run on other CPUs meanwhile; each timeout, live, cached or
- * retired, is freed only once its callback cannot run. The waker goes last:
- * only those callbacks arm it.
+/**
+ * twdev_file_free() - shut down and free everything a file owns
+ * @tf: the file; nothing else uses it any more
+ *
+ * Callbacks of timeouts not shut down yet may run on other CPUs meanwhile.
+ * Every timeout, live, cached or retired, is shut down (a chunk of them per
+ * base lock), then the callbacks running at that moment are waited for,
+ * once for all, and only then is any freed. The waker goes last: only those
+ * callbacks arm it.
+ *
+ * Context: process context; may wait for callbacks.
  */
-static int twdev_release(struct inode *inode, struct file *file)
+void twdev_file_free(struct twdev_file *tf)
 {
-	struct twdev_file *tf = file->private_data;
 	struct twdev_timeout *tdt;
 	unsigned long slot;
 
+	twdev_shutdown_all(tf);
+	tw_sync_callbacks();
 	xa_for_each(&tf->timeouts, slot, tdt) {
-		twheel_shutdown_sync(&tdt->tw);
 		twdev_timeout_free(tf, tdt);
 		cond_resched();
 	}
@@ -461,6 +621,21 @@ static int twdev_release(struct inode *inode, struct file *file)
 	twdev_user_put(tf->user);
 	mutex_destroy(&tf->lock);
 	kfree(tf);
+}
+EXPORT_SYMBOL_IF_KUNIT(twdev_file_free);
+
+static int twdev_open(struct inode *inode, struct file *file)
+{
+	file->private_data = twdev_file_new();
+	if (!file->private_data)
+		return -ENOMEM;
+	file->f_mode |= FMODE_NOWAIT;
+	return stream_open(inode, file);
+}
+
+static int twdev_release(struct inode *inode, struct file *file)
+{
+	twdev_file_free(file->private_data);
 	return 0;
 }
 
@@ -482,7 +657,7 @@ static const struct file_operations twdev_fops = {
 	.owner = THIS_MODULE,
 	.open = twdev_open,
 	.release = twdev_release,
-	.read = twdev_read,
+	.read_iter = twdev_read_iter,
 	.poll = twdev_poll,
 	.unlocked_ioctl = twdev_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,

@@ -58,6 +58,9 @@ static_assert(sizeof(struct twheel_batch) == TWHEEL_BATCH_SIZE_VER0);
 static_assert(sizeof(struct twheel_info) == TWHEEL_INFO_SIZE_VER1);
 static_assert(sizeof(struct twheel_op) == 48);
 static_assert(sizeof(struct twheel_event) == 48);
+static_assert(sizeof(struct twheel_get) == TWHEEL_GET_SIZE_VER0);
+static_assert(sizeof(struct twheel_drain) == TWHEEL_DRAIN_SIZE_VER0);
+static_assert(sizeof(struct twheel_stats) == TWHEEL_STATS_SIZE_VER0);
 
 /*
  * Copy a structure of @ksize bytes out to a caller's structure of @usize
@@ -83,7 +86,8 @@ static int twdev_ioc_info(struct twdev_file *tf, void __user *uarg,
 		.size = sizeof(info),
 		.ioctls = TWHEEL_FEAT_INFO | TWHEEL_FEAT_ARM |
 			  TWHEEL_FEAT_REARM | TWHEEL_FEAT_CANCEL |
-			  TWHEEL_FEAT_BATCH,
+			  TWHEEL_FEAT_BATCH | TWHEEL_FEAT_GET |
+			  TWHEEL_FEAT_DRAIN | TWHEEL_FEAT_STATS,
 		.arm_flags = TWHEEL_ARM_FLAGS_ALL,
 		.event_size = sizeof(struct twheel_event),
 		.tick_ns = twheel_tick_ns(),
@@ -177,6 +181,16 @@ static int twdev_check_rearm(const struct twheel_op *op,
 static int twdev_check_cancel(const struct twheel_op *op,
 			      struct twdev_req *req)
 {
+	if (op->flags & ~TWHEEL_CANCEL_FLAGS_ALL || op->cookie ||
+	    op->expires || op->period || op->cpu)
+		return -EINVAL;
+	req->flags = op->flags;
+	req->handle = op->handle;
+	return 0;
+}
+
+static int twdev_check_get(const struct twheel_op *op, struct twdev_req *req)
+{
 	if (op->flags || op->cookie || op->expires || op->period || op->cpu)
 		return -EINVAL;
 	req->handle = op->handle;
@@ -207,12 +221,35 @@ static int twdev_check_op(const struct twheel_op *op, u64 now,
 		return twdev_check_rearm(op, req);
 	case TWHEEL_OP_CANCEL:
 		return twdev_check_cancel(op, req);
+	case TWHEEL_OP_GET:
+		return twdev_check_get(op, req);
 	default:
 		return -EINVAL;
 	}
 }
 
-/* Check and apply one operation; an arm's handle goes to op->handle. */
+/* TWHEEL_OP_GET: the description goes into @op; the state is the result. */
+static int twdev_apply_get(struct twdev_file *tf, struct twheel_op *op,
+			   const struct twdev_req *req)
+{
+	struct twheel_get get;
+	int ret;
+
+	ret = twdev_get(tf, req->handle, req->now, &get);
+	if (ret)
+		return ret;
+	op->cookie = get.cookie;
+	op->expires = get.deadline;
+	op->period = get.period;
+	op->cpu = get.cpu;
+	op->flags = get.flags;
+	return get.state;
+}
+
+/*
+ * Check and apply one operation; an arm's handle goes to op->handle, a
+ * get's description to the other fields.
+ */
 static int twdev_apply(struct twdev_file *tf, struct twheel_op *op, u64 now)
 {
 	struct twdev_req req;
@@ -228,8 +265,10 @@ static int twdev_apply(struct twdev_file *tf, struct twheel_op *op, u64 now)
 		return twdev_arm(tf, &req, &op->handle);
 	case TWHEEL_OP_REARM:
 		return twdev_rearm(tf, &req);
+	case TWHEEL_OP_GET:
+		return twdev_apply_get(tf, op, &req);
 	default:
-		return twdev_cancel(tf, req.handle);
+		return twdev_cancel(tf, req.handle, req.flags);
 	}
 }
 
@@ -272,7 +311,7 @@ static int twdev_ioc_arm(struct twdev_file *tf, void __user *uarg,
 		return -ERESTARTSYS;
 	ret = twdev_apply(tf, &op, ktime_get_ns());
 	if (!ret && put_user(op.handle, &uarm->handle)) {
-		twdev_cancel(tf, op.handle);
+		twdev_cancel(tf, op.handle, 0);
 		ret = -EFAULT;
 	}
 	mutex_unlock(&tf->lock);
@@ -353,7 +392,7 @@ static void twdev_batch_unwind(struct twdev_file *tf, void *ops, u32 count,
 	for (i = 0; i < count; i++) {
 		memcpy(&op, ops + (size_t)i * op_size, sizeof(op));
 		if (op.op == TWHEEL_OP_ARM && !op.result)
-			twdev_cancel(tf, op.handle);
+			twdev_cancel(tf, op.handle, 0);
 	}
 	mutex_unlock(&tf->lock);
 }
@@ -420,6 +459,108 @@ out_free_ops:
 	return ret;
 }
 
+static int twdev_ioc_get(struct twdev_file *tf, void __user *uarg,
+			 size_t usize)
+{
+	struct twheel_get get;
+	int ret;
+
+	ret = copy_struct_from_user(&get, sizeof(get), uarg, usize);
+	if (ret)
+		return ret;
+	if (get.reserved)
+		return -EINVAL;
+	if (mutex_lock_interruptible(&tf->lock))
+		return -ERESTARTSYS;
+	ret = twdev_get(tf, get.handle, ktime_get_ns(), &get);
+	mutex_unlock(&tf->lock);
+	if (ret)
+		return ret;
+	return twdev_copy_struct_to_user(uarg, usize, &get, sizeof(get));
+}
+
+static int twdev_check_drain(const struct twheel_drain *drain)
+{
+	if (drain->flags & ~TWHEEL_DRAIN_FLAGS_ALL || !drain->count ||
+	    drain->count > TWDEV_MAX_BATCH ||
+	    drain->entry_size < sizeof(struct twheel_get) ||
+	    drain->entry_size > TWDEV_MAX_OP_SIZE)
+		return -EINVAL;
+	return 0;
+}
+
+/*
+ * List, copy out and, with TWHEEL_DRAIN_CANCEL, cancel. Everything is
+ * written back before the first cancel, so a fault cancels nothing. Caller
+ * holds tf->lock.
+ */
+static int twdev_drain_locked(struct twdev_file *tf, void __user *uarg,
+			      size_t usize, struct twheel_drain *drain,
+			      struct twheel_get *gets)
+{
+	void __user *uentries = u64_to_user_ptr(drain->entries);
+	unsigned long cursor = drain->cursor;
+	unsigned int i;
+	int ret;
+
+	drain->filled = twdev_list(tf, &cursor, ktime_get_ns(), gets,
+				   drain->count);
+	drain->cursor = cursor;
+	for (i = 0; i < drain->filled; i++) {
+		ret = twdev_copy_struct_to_user(uentries +
+						(size_t)i * drain->entry_size,
+						drain->entry_size, &gets[i],
+						sizeof(gets[i]));
+		if (ret)
+			return ret;
+	}
+	ret = twdev_copy_struct_to_user(uarg, usize, drain, sizeof(*drain));
+	if (ret || !(drain->flags & TWHEEL_DRAIN_CANCEL))
+		return ret;
+	for (i = 0; i < drain->filled; i++)
+		twdev_cancel(tf, gets[i].handle, 0);
+	return 0;
+}
+
+static int twdev_ioc_drain(struct twdev_file *tf, void __user *uarg,
+			   size_t usize)
+{
+	struct twheel_drain drain;
+	struct twheel_get *gets;
+	int ret;
+
+	ret = copy_struct_from_user(&drain, sizeof(drain), uarg, usize);
+	if (ret)
+		return ret;
+	ret = twdev_check_drain(&drain);
+	if (ret)
+		return ret;
+	gets = kvmalloc_array(drain.count, sizeof(*gets), GFP_KERNEL_ACCOUNT);
+	if (!gets)
+		return -ENOMEM;
+	if (mutex_lock_interruptible(&tf->lock)) {
+		ret = -ERESTARTSYS;
+		goto out_free_gets;
+	}
+	ret = twdev_drain_locked(tf, uarg, usize, &drain, gets);
+	mutex_unlock(&tf->lock);
+out_free_gets:
+	kvfree(gets);
+	return ret;
+}
+
+static int twdev_ioc_stats(struct twdev_file *tf, void __user *uarg,
+			   size_t usize)
+{
+	struct twheel_stats stats;
+
+	if (mutex_lock_interruptible(&tf->lock))
+		return -ERESTARTSYS;
+	twdev_stats(tf, &stats);
+	mutex_unlock(&tf->lock);
+	return twdev_copy_struct_to_user(uarg, usize, &stats, sizeof(stats));
+}
+
 typedef int (*twdev_ioc_fn)(struct twdev_file *tf, void __user *uarg,
 			    size_t usize);
 
@@ -446,6 +587,13 @@ static const struct twdev_ioc twdev_iocs[] = {
 		_IOC_WRITE, TWHEEL_CANCEL_SIZE_VER0, twdev_ioc_cancel },
 	[_IOC_NR(TWHEEL_IOC_BATCH)] = {
 		_IOC_WRITE, TWHEEL_BATCH_SIZE_VER0, twdev_ioc_batch },
+	[_IOC_NR(TWHEEL_IOC_GET)] = {
+		_IOC_READ | _IOC_WRITE, TWHEEL_GET_SIZE_VER0, twdev_ioc_get },
+	[_IOC_NR(TWHEEL_IOC_DRAIN)] = {
+		_IOC_READ | _IOC_WRITE, TWHEEL_DRAIN_SIZE_VER0,
+		twdev_ioc_drain },
+	[_IOC_NR(TWHEEL_IOC_STATS)] = {
+		_IOC_READ, TWHEEL_STATS_SIZE_VER0, twdev_ioc_stats },
 };
 
 /**

@@ -37,8 +37,9 @@
 #include <linux/poll.h>
 #include <linux/sched.h>
 #include <linux/timekeeping.h>
-#include <linux/uaccess.h>
+#include <linux/uio.h>
 #include <uapi/linux/twheel.h>
+#include <kunit/visibility.h>
 
 #include "dev.h"
 #include "wheel.h"
@@ -49,6 +50,15 @@
 static u32 twdev_slot(const struct twdev_timeout *tdt)
 {
 	return lower_32_bits(tdt->handle);
+}
+
+/* Count an expiry @late ns after its deadline; under the xa_lock. */
+static void twdev_count_fired(struct twdev_counters *c, u64 late)
+{
+	unsigned int i = fls64(div_u64(late, NSEC_PER_USEC));
+
+	c->fired++;
+	c->late[min_t(unsigned int, i, TWHEEL_STATS_LATE_BUCKETS - 1)]++;
 }
 
 /**
@@ -65,11 +75,14 @@ void twdev_expire(struct twheel_timeout *t)
 	struct twdev_timeout *tdt =
 		container_of(t, struct twdev_timeout, tw);
 	struct twdev_file *tf = tdt->tf;
+	u64 now = ktime_get_ns();
 
 	xa_lock(&tf->timeouts);
-	tdt->expired = ktime_get_ns();
+	tdt->expired = now;
 	__xa_set_mark(&tf->timeouts, twdev_slot(tdt), TWDEV_READY);
 	WRITE_ONCE(tf->nr_queued, tf->nr_queued + 1);
+	twdev_count_fired(&tf->counters, now > tdt->deadline ?
+				       now - tdt->deadline : 0);
 	xa_unlock(&tf->timeouts);
 	if (!test_and_set_bit(TWDEV_WAKER_ARMED, &tf->waker_armed))
 		tw_mod(&tf->waker, 0, 0, TWHEEL_CPU_LOCAL, 0);
@@ -112,20 +125,6 @@ void twdev_unqueue(struct twdev_file *tf, struct twdev_timeout *tdt)
 	xa_unlock_bh(&tf->timeouts);
 }
 
-/**
- * struct twdev_record - a record on its way to userspace
- * @ev: the record as read() returns it
- * @tdt: the timeout it belongs to
- * @now: when it was filled in
- * @next: next deadline of a periodic timeout that goes on
- */
-struct twdev_record {
-	struct twheel_event ev;
-	struct twdev_timeout *tdt;
-	u64 now;
-	u64 next;
-};
-
 /*
  * Next deadline of periodic @tdt read at @now, into rec->next. A fixed-rate
  * timeout counts the further periods that have passed as overruns and next
@@ -149,9 +148,15 @@ static void twdev_fill_next(struct twdev_timeout *tdt, u64 now,
 		rec->ev.flags |= TWHEEL_EV_STOPPED;
 }
 
-/* Fill the record of @tdt, whose callback ran at @expired, as read at @now. */
-static void twdev_fill_record(struct twdev_timeout *tdt, u64 expired,
-			      u64 now, struct twdev_record *rec)
+/**
+ * twdev_fill_record() - the record of a timeout that expired
+ * @tdt: the timeout
+ * @expired: when its callback ran
+ * @now: when the record is read
+ * @rec: out: the record, and for a periodic timeout its next deadline
+ */
+void twdev_fill_record(struct twdev_timeout *tdt, u64 expired, u64 now,
+		       struct twdev_record *rec)
 {
 	rec->tdt = tdt;
 	rec->now = now;
@@ -165,6 +170,7 @@ static void twdev_fill_record(struct twdev_timeout *tdt, u64 expired,
 	if (tdt->period)
 		twdev_fill_next(tdt, now, rec);
 }
+EXPORT_SYMBOL_IF_KUNIT(twdev_fill_record);
 
 /**
  * struct twdev_pass - the slots one read() looks at
@@ -213,6 +219,7 @@ static void twdev_consume(struct twdev_file *tf, struct twdev_record *rec)
 	struct twdev_timeout *tdt = rec->tdt;
 
 	tf->read_cursor = twdev_slot(tdt) + 1;
+	tf->counters.overruns += rec->ev.overrun;
 	if (!tdt->period || (rec->ev.flags & TWHEEL_EV_STOPPED)) {
 		/* Its callback may not have returned yet. */
 		twheel_cancel_sync(&tdt->tw);
@@ -225,14 +232,13 @@ static void twdev_consume(struct twdev_file *tf, struct twdev_record *rec)
 }
 
 /*
- * Copy ready records to userspace and consume them. A record is consumed
- * only once it has been copied, so a fault part-way loses nothing: the
- * records not copied stay queued. Each timeout gives at most one record per
- * call. Caller holds tf->lock. Return: bytes copied (whole records), 0 if no
+ * Copy ready records to @to and consume them. A record is consumed only once
+ * it has been copied whole, so a fault part-way loses nothing: the records
+ * not copied stay queued. Each timeout gives at most one record per call.
+ * Caller holds tf->lock. Return: bytes copied (whole records), 0 if no
  * record was ready, -EFAULT if not even the first record could be copied.
  */
-static ssize_t twdev_copy_records(struct twdev_file *tf, char __user *buf,
-				  size_t count)
+static ssize_t twdev_copy_records(struct twdev_file *tf, struct iov_iter *to)
 {
 	struct twdev_pass pass = {
 		.next = tf->read_cursor,
@@ -240,13 +246,16 @@ static ssize_t twdev_copy_records(struct twdev_file *tf, char __user *buf,
 		.start = tf->read_cursor,
 	};
 	struct twdev_record rec;
-	size_t done = 0;
+	size_t done = 0, n;
 
 	lockdep_assert_held(&tf->lock);
-	while (count - done >= sizeof(rec.ev) &&
+	while (iov_iter_count(to) >= sizeof(rec.ev) &&
 	       twdev_peek(tf, &pass, &rec)) {
-		if (copy_to_user(buf + done, &rec.ev, sizeof(rec.ev)))
+		n = copy_to_iter(&rec.ev, sizeof(rec.ev), to);
+		if (n != sizeof(rec.ev)) {
+			iov_iter_revert(to, n);
 			return done ? done : -EFAULT;
+		}
 		twdev_consume(tf, &rec);
 		pass.next = tf->read_cursor;
 		done += sizeof(rec.ev);
@@ -267,36 +276,41 @@ static int twdev_wait(struct twdev_file *tf, bool nonblock)
 }
 
 /**
- * twdev_read() - the read() of /dev/twheel
- * @file: the open file
- * @buf: user buffer
- * @count: its size
- * @ppos: unused (the file is a stream)
+ * twdev_read_iter() - the read_iter of /dev/twheel
+ * @iocb: the request; IOCB_NOWAIT (io_uring) or O_NONBLOCK make it
+ *	non-blocking
+ * @to: where the records go
  *
- * Returns as many whole records as fit in @count and are ready, at least
- * one. Another reader may take the records this one was woken for: then it
- * waits again (or returns -EAGAIN).
+ * Returns as many whole records as fit and are ready, at least one. Another
+ * reader may take the records this one was woken for: then it waits again
+ * (or returns -EAGAIN). The file is FMODE_NOWAIT, so io_uring reads it
+ * inline and polls it, without a worker thread.
  *
- * Context: process context; may sleep and fault.
- * Return: bytes read, -EINVAL if @count is smaller than one record, -EAGAIN
- * with O_NONBLOCK and nothing ready, -EFAULT for a bad buffer, -ERESTARTSYS
- * on a signal.
+ * Context: process context; may sleep and fault (not with IOCB_NOWAIT).
+ * Return: bytes read, -EINVAL if the buffer is smaller than one record,
+ * -EAGAIN when non-blocking and nothing is ready (or tf->lock is taken),
+ * -EFAULT for a bad buffer, -ERESTARTSYS on a signal.
  */
-ssize_t twdev_read(struct file *file, char __user *buf, size_t count,
-		   loff_t *ppos)
+ssize_t twdev_read_iter(struct kiocb *iocb, struct iov_iter *to)
 {
-	struct twdev_file *tf = file->private_data;
+	struct twdev_file *tf = iocb->ki_filp->private_data;
+	bool nonblock = (iocb->ki_flags & IOCB_NOWAIT) ||
+			(iocb->ki_filp->f_flags & O_NONBLOCK);
 	ssize_t ret;
 
-	if (count < sizeof(struct twheel_event))
+	if (iov_iter_count(to) < sizeof(struct twheel_event))
 		return -EINVAL;
 	do {
-		ret = twdev_wait(tf, file->f_flags & O_NONBLOCK);
+		ret = twdev_wait(tf, nonblock);
 		if (ret)
 			return ret;
-		if (mutex_lock_interruptible(&tf->lock))
+		if (iocb->ki_flags & IOCB_NOWAIT) {
+			if (!mutex_trylock(&tf->lock))
+				return -EAGAIN;
+		} else if (mutex_lock_interruptible(&tf->lock)) {
 			return -ERESTARTSYS;
-		ret = twdev_copy_records(tf, buf, count);
+		}
+		ret = twdev_copy_records(tf, to);
 		mutex_unlock(&tf->lock);
 	} while (!ret);
 	/* Records left behind: the next exclusive waiter takes them. */

@@ -155,6 +155,29 @@ void tw_wait_running(struct twheel_timeout *t)
 	spin_unlock_bh(&base->expiry_lock);
 }
 
+/**
+ * tw_sync_callbacks() - wait until every callback running now has ended
+ *
+ * Every base runs its callbacks with its expiry lock held; taking each in
+ * turn waits for them. A timeout shut down before this call is then run by
+ * no CPU.
+ *
+ * Context: process context.
+ */
+void tw_sync_callbacks(void)
+{
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct tw_base *base = tw_base_of(cpu);
+
+		atomic_inc(&base->expiry_waiters);
+		spin_lock_bh(&base->expiry_lock);
+		atomic_dec(&base->expiry_waiters);
+		spin_unlock_bh(&base->expiry_lock);
+	}
+}
+
 static void note_max(u64 *max, u64 v)
 {
 	if (v > *max)

@@ -798,6 +798,21 @@ int twheel_rearm(struct twheel_timeout *t, u64 delay_ns)
 }
 EXPORT_SYMBOL_GPL(twheel_rearm);
 
+/* Take @t off @base (locked); @shutdown also makes later arms no-ops. */
+static int cancel_locked(struct tw_base *base, struct twheel_timeout *t,
+			 bool shutdown)
+{
+	if (shutdown)
+		WRITE_ONCE(t->flags, t->flags | TW_F_SHUTDOWN);
+	if (!tw_dequeue(base, t))
+		return 0;
+	tw_debug_deactivate(t);
+	base->stats.cancelled++;
+	trace_twheel_cancel(t, base->cpu);
+	tw_idle_base(base);
+	return 1;
+}
+
 /*
  * The cancel primitive. @try: fail with -EBUSY while the callback runs.
  * @shutdown: also make every later arm a no-op, even one the running
@@ -810,22 +825,43 @@ static int cancel_timeout(struct twheel_timeout *t, bool try, bool shutdown)
 	int ret;
 
 	base = tw_lock_timeout_base(t, &flags);
-	if (shutdown)
-		WRITE_ONCE(t->flags, t->flags | TW_F_SHUTDOWN);
 	if (try && base->running == t) {
+		if (shutdown)
+			WRITE_ONCE(t->flags, t->flags | TW_F_SHUTDOWN);
 		ret = -EBUSY;
-		goto out_unlock;
+	} else {
+		ret = cancel_locked(base, t, shutdown);
 	}
-	ret = tw_dequeue(base, t);
-	if (ret) {
-		tw_debug_deactivate(t);
-		base->stats.cancelled++;
-		trace_twheel_cancel(t, base->cpu);
-		tw_idle_base(base);
-	}
-out_unlock:
 	raw_spin_unlock_irqrestore(&base->lock, flags);
 	return ret;
+}
+
+/**
+ * tw_shutdown_many() - twheel_shutdown() a set of timeouts
+ * @ts: the timeouts
+ * @n: how many, at most TW_LOCKED_CHUNK: the base lock is held across a run
+ *	of timeouts on the same base, with interrupts off
+ *
+ * Does not wait for running callbacks: tw_sync_callbacks() does, for all.
+ */
+void tw_shutdown_many(struct twheel_timeout **ts, unsigned int n)
+{
+	struct tw_base *base = NULL;
+	unsigned long flags = 0;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		if (base && (READ_ONCE(ts[i]->flags) &
+			     (TW_F_MIGRATING | TW_F_CPU_MASK)) != base->cpu) {
+			raw_spin_unlock_irqrestore(&base->lock, flags);
+			base = NULL;
+		}
+		if (!base)
+			base = tw_lock_timeout_base(ts[i], &flags);
+		cancel_locked(base, ts[i], true);
+	}
+	if (base)
+		raw_spin_unlock_irqrestore(&base->lock, flags);
 }
 
 /* Cancel, then wait for a running callback until none runs. */

@@ -146,6 +146,7 @@ void tw_debug_deactivate(struct twheel_timeout *t);
 /* wheel.c: the arm primitive without validation, for the device layer */
 int tw_mod(struct twheel_timeout *t, u64 deadline_ns, u64 now_ns, int cpu,
 	   unsigned int flags);
+void tw_shutdown_many(struct twheel_timeout **ts, unsigned int n);
 
 /* expire.c */
 enum hrtimer_restart tw_hrtimer_fn(struct hrtimer *timer);
@@ -153,6 +154,7 @@ void tw_kick_fn(void *info);
 void tw_send_kick(struct tw_base *base);
 void tw_kicks_drain(void);
 void tw_wait_running(struct twheel_timeout *t);
+void tw_sync_callbacks(void);
 
 /* cpu.c */
 struct tw_base *tw_base_of(unsigned int cpu);

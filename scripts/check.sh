@@ -79,7 +79,8 @@ static_checkpatch() {
 	local src f out
 	src=$("$TWHEEL_ROOT/scripts/debug-kernel.sh" --source)
 	mkdir -p "$OUTDIR/static"
-	for f in "$TWHEEL_ROOT"/kmod/*.[ch] "$TWHEEL_ROOT"/uapi/linux/*.h; do
+	for f in "$TWHEEL_ROOT"/kmod/*.[ch] "$TWHEEL_ROOT"/kmod/include/linux/*.h \
+		"$TWHEEL_ROOT"/samples/*.c "$TWHEEL_ROOT"/uapi/linux/*.h; do
 		[ -e "$f" ] || continue
 		case $f in *.mod.c) continue ;; esac
 		f=${f#"$TWHEEL_ROOT"/}
@@ -93,6 +94,22 @@ static_checkpatch() {
 			record fail static - "checkpatch --strict $f ($(grep -E '^total:' "$out" || echo 'no total line'))"
 		fi
 	done
+}
+
+# kernel-doc -none -Wall over the module, the kernel API and the ABI: every
+# kernel-doc comment well formed, every exported function with Return:.
+static_kerneldoc() {
+	local src out=$OUTDIR/static/kernel-doc.log
+	src=$("$TWHEEL_ROOT/scripts/debug-kernel.sh" --source)
+	mkdir -p "$OUTDIR/static"
+	(cd "$TWHEEL_ROOT" && perl "$src/scripts/kernel-doc" -none -Wall \
+		kmod/*.c kmod/*.h kmod/include/linux/*.h uapi/linux/*.h) >"$out" 2>&1 || true
+	if [ -s "$out" ]; then
+		head -n 20 "$out" >&2
+		record fail static - "kernel-doc -none -Wall: $(wc -l <"$out") lines, see $out"
+	else
+		record pass static - "kernel-doc -none -Wall: no warnings"
+	fi
 }
 
 # A from-scratch build with extra make args; pass only with zero diagnostics.
@@ -117,6 +134,7 @@ static_build() {
 run_static() {
 	phase "static checks"
 	static_checkpatch
+	static_kerneldoc
 	static_build 6.1 W1 "$TWHEEL_BUILD/static-w1-6.1" W=1
 	static_build 6.12 W1 "$TWHEEL_BUILD/static-w1-6.12" W=1
 	static_build 6.12 sparse "$TWHEEL_BUILD/static-sparse-6.12" C=2 W=1

@@ -25,7 +25,7 @@
 #include <linux/types.h>
 
 /* Version of this ABI; bumped when something is added. */
-#define TWHEEL_API_VERSION		2
+#define TWHEEL_API_VERSION		3
 
 /* ioctl type 0xBA: unassigned in Documentation/userspace-api/ioctl/ioctl-number.rst. */
 #define TWHEEL_IOC_MAGIC		0xBA
@@ -79,14 +79,26 @@ struct twheel_rearm {
 
 #define TWHEEL_REARM_SIZE_VER0		24
 
+/* Flags of struct twheel_cancel and of TWHEEL_OP_CANCEL. */
+/* Say what the cancel undid: succeed with TWHEEL_CANCELLED_* instead of 0. */
+#define TWHEEL_CANCEL_REPORT		0x1U
+#define TWHEEL_CANCEL_FLAGS_ALL		TWHEEL_CANCEL_REPORT
+
+/* What a cancel with TWHEEL_CANCEL_REPORT undid (its positive result). */
+/* The timeout was armed: it will not fire. */
+#define TWHEEL_CANCELLED_ARMED		1
+/* The timeout had fired: its record, not yet read, is dropped. */
+#define TWHEEL_CANCELLED_QUEUED		2
+
 /**
  * struct twheel_cancel - cancel a live timeout (TWHEEL_IOC_CANCEL)
  * @handle: the timeout
- * @flags: none defined yet; must be zero
+ * @flags: TWHEEL_CANCEL_* (since API version 3; 0 before)
  * @reserved: must be zero
  *
  * After a successful cancel no event of @handle is ever read, even one that
- * was already queued, and @handle is dead.
+ * was already queued, and @handle is dead. The ioctl returns 0, or with
+ * TWHEEL_CANCEL_REPORT one of TWHEEL_CANCELLED_*.
  */
 struct twheel_cancel {
 	__u64 handle;
@@ -100,17 +112,23 @@ struct twheel_cancel {
 #define TWHEEL_OP_ARM			1
 #define TWHEEL_OP_REARM			2
 #define TWHEEL_OP_CANCEL		3
+/* Since API version 3: like TWHEEL_IOC_GET, see struct twheel_op. */
+#define TWHEEL_OP_GET			4
 
 /**
  * struct twheel_op - one operation of a batch
  * @op: TWHEEL_OP_*
- * @flags: as struct twheel_arm (ARM), struct twheel_rearm (REARM), 0 (CANCEL)
- * @handle: in for REARM and CANCEL; out for ARM
- * @cookie: ARM only, else zero
- * @expires: ARM and REARM, else zero
- * @period: ARM only, else zero
- * @cpu: ARM with TWHEEL_ARM_CPU, else zero
- * @result: out: 0 on success or a negative errno for this operation
+ * @flags: as struct twheel_arm (ARM), struct twheel_rearm (REARM),
+ *	struct twheel_cancel (CANCEL); 0 in, the TWHEEL_ARM_CPU and
+ *	TWHEEL_ARM_FIXED_DELAY the timeout was armed with out (GET)
+ * @handle: in for REARM, CANCEL and GET; out for ARM
+ * @cookie: ARM; out for GET; else zero
+ * @expires: ARM and REARM; out for GET (the deadline); else zero
+ * @period: ARM; out for GET; else zero
+ * @cpu: ARM with TWHEEL_ARM_CPU; out for GET; else zero
+ * @result: out: a negative errno for this operation, else 0, a
+ *	TWHEEL_CANCELLED_* (CANCEL with TWHEEL_CANCEL_REPORT) or a
+ *	TWHEEL_STATE_* (GET)
  */
 struct twheel_op {
 	__u32 op;
@@ -156,6 +174,9 @@ struct twheel_batch {
 #define TWHEEL_FEAT_REARM		0x4ULL
 #define TWHEEL_FEAT_CANCEL		0x8ULL
 #define TWHEEL_FEAT_BATCH		0x10ULL
+#define TWHEEL_FEAT_GET			0x20ULL
+#define TWHEEL_FEAT_DRAIN		0x40ULL
+#define TWHEEL_FEAT_STATS		0x80ULL
 
 /**
  * struct twheel_info - what the running module supports (TWHEEL_IOC_INFO)
@@ -219,10 +240,113 @@ struct twheel_event {
 	__u32 reserved;
 };
 
+/* States of a live timeout (struct twheel_get). */
+/* Armed: it has not fired yet. */
+#define TWHEEL_STATE_ARMED		1
+/* Fired: its record is queued (or on its way) and not read yet. */
+#define TWHEEL_STATE_QUEUED		2
+
+/**
+ * struct twheel_get - a live timeout (TWHEEL_IOC_GET, TWHEEL_IOC_DRAIN)
+ * @handle: the timeout (in for GET, out for DRAIN)
+ * @cookie: its cookie
+ * @deadline: CLOCK_MONOTONIC deadline of its current arming, or of the
+ *	expiry its queued record reports
+ * @remaining: ns from the call to @deadline; 0 once it has passed
+ * @period: 0 for a one-shot timeout, else its period
+ * @overrun: for a queued record of a fixed-rate timeout, the further
+ *	periods passed so far (what read() would report now)
+ * @state: TWHEEL_STATE_*
+ * @flags: the TWHEEL_ARM_CPU and TWHEEL_ARM_FIXED_DELAY it was armed with
+ * @cpu: with TWHEEL_ARM_CPU in @flags, its CPU; else 0
+ * @reserved: zero
+ *
+ * A handle that is not live (never handed out, cancelled, or a one-shot
+ * whose record was read) is refused with -ENOENT.
+ */
+struct twheel_get {
+	__u64 handle;
+	__u64 cookie;
+	__u64 deadline;
+	__u64 remaining;
+	__u64 period;
+	__u64 overrun;
+	__u32 state;
+	__u32 flags;
+	__u32 cpu;
+	__u32 reserved;
+};
+
+#define TWHEEL_GET_SIZE_VER0		64
+
+/* Flags of struct twheel_drain. */
+/* Cancel each timeout once it is copied out: hand the timeouts over. */
+#define TWHEEL_DRAIN_CANCEL		0x1U
+#define TWHEEL_DRAIN_FLAGS_ALL		TWHEEL_DRAIN_CANCEL
+
+/**
+ * struct twheel_drain - copy out the live timeouts (TWHEEL_IOC_DRAIN)
+ * @entries: user pointer to @count struct twheel_get, written
+ * @count: room in @entries, 1 to twheel_info.max_batch
+ * @entry_size: sizeof(struct twheel_get) as the caller knows it, at least
+ *	TWHEEL_GET_SIZE_VER0
+ * @cursor: in: 0 to start, else the value a previous call left; out: where
+ *	the next call continues
+ * @flags: TWHEEL_DRAIN_*
+ * @filled: out: entries written; 0 once every live timeout was listed
+ *
+ * Call until @filled is 0. Timeouts armed during the walk may or may not be
+ * listed. With TWHEEL_DRAIN_CANCEL every timeout listed is cancelled, as by
+ * TWHEEL_IOC_CANCEL, once its entry is written; if @entries cannot be
+ * written the call fails with -EFAULT and cancels nothing.
+ */
+struct twheel_drain {
+	__u64 entries;
+	__u32 count;
+	__u32 entry_size;
+	__u64 cursor;
+	__u32 flags;
+	__u32 filled;
+};
+
+#define TWHEEL_DRAIN_SIZE_VER0		32
+
+/* Buckets of struct twheel_stats.late. */
+#define TWHEEL_STATS_LATE_BUCKETS	16
+
+/**
+ * struct twheel_stats - counters of one open file (TWHEEL_IOC_STATS)
+ * @pending: live timeouts now
+ * @queued: records ready to be read now
+ * @armed: timeouts armed (TWHEEL_IOC_ARM and TWHEEL_OP_ARM)
+ * @fired: expiries handled by the kernel
+ * @cancelled: successful cancels
+ * @overruns: overruns reported by the records read
+ * @late: @fired by how late the kernel handled them after their deadline:
+ *	@late[0] less than 1 us, @late[i] from 2^(i-1) to 2^i us, the last
+ *	bucket also everything longer
+ *
+ * Counters start at 0 when the file is opened.
+ */
+struct twheel_stats {
+	__u64 pending;
+	__u64 queued;
+	__u64 armed;
+	__u64 fired;
+	__u64 cancelled;
+	__u64 overruns;
+	__u64 late[TWHEEL_STATS_LATE_BUCKETS];
+};
+
+#define TWHEEL_STATS_SIZE_VER0		176
+
 #define TWHEEL_IOC_INFO		_IOR(TWHEEL_IOC_MAGIC, 0x00, struct twheel_info)
 #define TWHEEL_IOC_ARM		_IOWR(TWHEEL_IOC_MAGIC, 0x01, struct twheel_arm)
 #define TWHEEL_IOC_REARM	_IOW(TWHEEL_IOC_MAGIC, 0x02, struct twheel_rearm)
 #define TWHEEL_IOC_CANCEL	_IOW(TWHEEL_IOC_MAGIC, 0x03, struct twheel_cancel)
 #define TWHEEL_IOC_BATCH	_IOW(TWHEEL_IOC_MAGIC, 0x04, struct twheel_batch)
+#define TWHEEL_IOC_GET		_IOWR(TWHEEL_IOC_MAGIC, 0x05, struct twheel_get)
+#define TWHEEL_IOC_DRAIN	_IOWR(TWHEEL_IOC_MAGIC, 0x06, struct twheel_drain)
+#define TWHEEL_IOC_STATS	_IOR(TWHEEL_IOC_MAGIC, 0x07, struct twheel_stats)
 
 #endif /* _UAPI_LINUX_TWHEEL_H */

@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dev_kunit.c - KUnit suite of the device layer's internals
+ *	(twheel_dev_kunit.ko)
+ *
+ * twheel_dev: what userspace cannot reach in reasonable time: a slot that
+ * runs out of generations is retired and no handle repeats, and a periodic
+ * timeout whose next deadline is past the clock's range stops with
+ * TWHEEL_EV_STOPPED. Files are made with twdev_file_new() and driven with
+ * checked requests, as dev_ioctl.c does; only the test thread touches them.
+ */
+#include <kunit/test.h>
+#include <linux/ktime.h>
+#include <linux/module.h>
+#include <linux/timekeeping.h>
+#include <linux/xarray.h>
+
+#include "compat.h"
+#include "dev.h"
+
+static void file_free_action(void *tf)
+{
+	twdev_file_free(tf);
+}
+
+static struct twdev_file *new_file(struct kunit *test)
+{
+	struct twdev_file *tf = twdev_file_new();
+
+	KUNIT_ASSERT_NOT_NULL(test, tf);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, file_free_action,
+							tf), 0);
+	return tf;
+}
+
+/* Arm a one-shot timeout an hour away; returns its handle. */
+static u64 arm_far(struct kunit *test, struct twdev_file *tf)
+{
+	u64 now = ktime_get_ns(), handle = 0;
+	struct twdev_req req = {
+		.op = TWHEEL_OP_ARM,
+		.deadline = now + 3600 * NSEC_PER_SEC,
+		.now = now,
+		.cpu = TWHEEL_CPU_LOCAL,
+	};
+
+	mutex_lock(&tf->lock);
+	KUNIT_EXPECT_EQ(test, twdev_arm(tf, &req, &handle), 0);
+	mutex_unlock(&tf->lock);
+	return handle;
+}
+
+static int cancel(struct twdev_file *tf, u64 handle)
+{
+	int ret;
+
+	mutex_lock(&tf->lock);
+	ret = twdev_cancel(tf, handle, 0);
+	mutex_unlock(&tf->lock);
+	return ret;
+}
+
+/*
+ * A slot near the end of its generations: its last handles are all
+ * different, then it is retired and the next arm takes a new slot; no old
+ * handle reaches anything.
+ */
+static void dev_slot_retires_when_generations_run_out(struct kunit *test)
+{
+	struct twdev_file *tf = new_file(test);
+	struct twdev_timeout *tdt;
+	u64 seen[8];
+	unsigned int i, j;
+
+	seen[0] = arm_far(test, tf);
+	tdt = xa_load(&tf->timeouts, lower_32_bits(seen[0]));
+	KUNIT_ASSERT_NOT_NULL(test, tdt);
+	KUNIT_ASSERT_EQ(test, cancel(tf, seen[0]), 0);
+	/* As if the slot had been armed and cancelled 2^32 - 6 times. */
+	tdt->gen = TWDEV_GEN_LAST - 4;
+	for (i = 1; i < ARRAY_SIZE(seen); i++) {
+		seen[i] = arm_far(test, tf);
+		KUNIT_EXPECT_NE(test, upper_32_bits(seen[i]), 0U);
+		KUNIT_EXPECT_EQ(test, cancel(tf, seen[i]), 0);
+	}
+	for (i = 0; i < ARRAY_SIZE(seen); i++)
+		for (j = 0; j < i; j++)
+			KUNIT_EXPECT_NE(test, seen[i], seen[j]);
+	/* The first slot served until it retired; then slot 2 took over. */
+	KUNIT_EXPECT_EQ(test, lower_32_bits(seen[1]), lower_32_bits(seen[0]));
+	KUNIT_EXPECT_EQ(test, lower_32_bits(seen[7]), lower_32_bits(seen[0]) + 1);
+	KUNIT_EXPECT_GE(test, tdt->gen, (u32)TWDEV_GEN_LAST);
+	KUNIT_EXPECT_PTR_EQ(test, xa_load(&tf->timeouts,
+					  lower_32_bits(seen[0])),
+			    (void *)tdt);
+	for (i = 0; i < ARRAY_SIZE(seen); i++)
+		KUNIT_EXPECT_EQ(test, cancel(tf, seen[i]), -ENOENT);
+	KUNIT_EXPECT_EQ(test, tf->nr_live, 0U);
+}
+
+/* Two files hand out different handles for the same slot use. */
+static void dev_files_have_their_own_handles(struct kunit *test)
+{
+	struct twdev_file *a = new_file(test), *b = new_file(test);
+	u64 ha = arm_far(test, a), hb = arm_far(test, b);
+
+	KUNIT_EXPECT_EQ(test, lower_32_bits(ha), lower_32_bits(hb));
+	if (a->key != b->key)
+		KUNIT_EXPECT_NE(test, ha, hb);
+	KUNIT_EXPECT_EQ(test, cancel(a, ha), 0);
+	KUNIT_EXPECT_EQ(test, cancel(b, hb), 0);
+}
+
+/*
+ * A periodic timeout whose next deadline would pass the clock's range ends
+ * with TWHEEL_EV_STOPPED; one that fits goes on.
+ */
+static void dev_periodic_stops_at_clock_end(struct kunit *test)
+{
+	struct twdev_timeout tdt = {
+		.deadline = 1000,
+		.period = NSEC_PER_SEC,
+	};
+	struct twdev_record rec;
+
+	twdev_fill_record(&tdt, 1000, 2000, &rec);
+	KUNIT_EXPECT_EQ(test, rec.ev.flags, TWHEEL_EV_PERIODIC);
+	KUNIT_EXPECT_EQ(test, rec.next, 1000 + NSEC_PER_SEC);
+
+	tdt.deadline = KTIME_MAX - 10;
+	twdev_fill_record(&tdt, KTIME_MAX - 5, KTIME_MAX - 5, &rec);
+	KUNIT_EXPECT_EQ(test, rec.ev.flags,
+			TWHEEL_EV_PERIODIC | TWHEEL_EV_STOPPED);
+
+	tdt.flags = TWHEEL_ARM_FIXED_DELAY;
+	twdev_fill_record(&tdt, KTIME_MAX - 5, KTIME_MAX - 5, &rec);
+	KUNIT_EXPECT_EQ(test, rec.ev.flags,
+			TWHEEL_EV_PERIODIC | TWHEEL_EV_STOPPED);
+}
+
+static struct kunit_case dev_cases[] = {
+	KUNIT_CASE(dev_slot_retires_when_generations_run_out),
+	KUNIT_CASE(dev_files_have_their_own_handles),
+	KUNIT_CASE(dev_periodic_stops_at_clock_end),
+	{}
+};
+
+static struct kunit_suite dev_suite = {
+	.name = "twheel_dev",
+	.test_cases = dev_cases,
+};
+
+kunit_test_suites(&dev_suite);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("KUnit suite of the twheel device layer");
+MODULE_IMPORT_NS("EXPORTED_FOR_KUNIT_TESTING");

@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * module_test.c - load/unload churn of twheel.ko and its example client
+ *
+ * Each cycle: with a file open and timeouts armed, twheel.ko cannot be
+ * removed; with the example client loaded (it arms timeouts of its own),
+ * neither; once the client is gone and the file closed, it can, and it loads
+ * again with the parameters it had. The guest's splat scan and kmemleak
+ * check what the cycles leave behind.
+ *
+ * Needs root and the modules in /lib/twheel (the guests of make check);
+ * SKIPs otherwise. TWHEEL_MODULE_CYCLES overrides the number of cycles.
+ */
+#include <stdlib.h>
+#include <sys/syscall.h>
+
+#include "twheel_util.h"
+
+#define MODDIR		"/lib/twheel"
+#define PARAMS		"/sys/module/twheel/parameters/"
+
+static int load(const char *ko, const char *params)
+{
+	int fd = open(ko, O_RDONLY | O_CLOEXEC), ret;
+
+	if (fd < 0)
+		return -errno;
+	ret = syscall(SYS_finit_module, fd, params, 0) ? -errno : 0;
+	close(fd);
+	return ret;
+}
+
+static int unload(const char *name)
+{
+	return syscall(SYS_delete_module, name, O_NONBLOCK) ? -errno : 0;
+}
+
+static int busy(int ret)
+{
+	return ret == -EBUSY || ret == -EWOULDBLOCK;
+}
+
+/* "tick_ns=... max_pending=... expire_budget=..." of the loaded module. */
+static void saved_params(char *out, size_t len)
+{
+	static const char *const names[] = {
+		"tick_ns", "max_pending", "expire_budget",
+	};
+	char path[128], v[64];
+	size_t used = 0, i;
+	FILE *f;
+
+	out[0] = 0;
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		snprintf(path, sizeof(path), PARAMS "%s", names[i]);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fgets(v, sizeof(v), f)) {
+			v[strcspn(v, "\n")] = 0;
+			used += snprintf(out + used, len - used, "%s%s=%s",
+					 used ? " " : "", names[i], v);
+		}
+		fclose(f);
+	}
+}
+
+FIXTURE(mod) {
+	char params[256];
+};
+
+FIXTURE_SETUP(mod)
+{
+	if (geteuid() != 0 || access(MODDIR "/twheel.ko", R_OK) ||
+	    access(MODDIR "/twheel_example.ko", R_OK) ||
+	    access(PARAMS "tick_ns", R_OK))
+		SKIP(return, "needs root, twheel loaded and " MODDIR "/*.ko");
+	saved_params(self->params, sizeof(self->params));
+}
+
+/* Leave twheel loaded as it was, whatever happened. */
+FIXTURE_TEARDOWN(mod)
+{
+	unload("twheel_example");
+	if (access(PARAMS "tick_ns", F_OK))
+		load(MODDIR "/twheel.ko", self->params);
+}
+
+TEST_F_TIMEOUT(mod, load_unload_churn, 240)
+{
+	long cycles = getenv("TWHEEL_MODULE_CYCLES") ?
+		      atol(getenv("TWHEEL_MODULE_CYCLES")) : 10;
+	struct twheel_event ev;
+	long i;
+	int fd;
+
+	for (i = 0; i < cycles; i++) {
+		fd = tw_open(_metadata);
+		tw_arm(_metadata, fd, 1, MS);
+		tw_arm(_metadata, fd, 2, 60 * SEC);
+		ASSERT_TRUE(tw_wait_ready(fd, 5000));
+		ASSERT_EQ(tw_read(_metadata, fd, &ev, 1), 1);
+		/* An open file holds the module. */
+		ASSERT_TRUE(busy(unload("twheel"))) {
+			TH_LOG("cycle %ld: twheel removed under an open file", i);
+		}
+		ASSERT_EQ(load(MODDIR "/twheel_example.ko", ""), 0);
+		usleep(150 * 1000);
+		close(fd);
+		/* So does a client module. */
+		ASSERT_TRUE(busy(unload("twheel")));
+		ASSERT_EQ(unload("twheel_example"), 0);
+		ASSERT_EQ(unload("twheel"), 0);
+		ASSERT_EQ(access("/dev/twheel", F_OK), -1);
+		ASSERT_EQ(load(MODDIR "/twheel.ko", self->params), 0) {
+			TH_LOG("cycle %ld: reloading with '%s'", i,
+			       self->params);
+		}
+	}
+	TH_LOG("%ld load/unload cycles with '%s'", cycles, self->params);
+}
+
+/*
+ * Closing a file with many timeouts pending costs no more than arming them
+ * did: close shuts them down a chunk per base lock and waits for running
+ * callbacks once, not once per timeout.
+ */
+TEST_TIMEOUT(close_many_pending_is_bounded, 180)
+{
+	enum { BATCH = 1024 };
+	long n = access("/proc/lockdep", F_OK) ? 100000 : 50000, i;
+	struct twheel_op *ops = calloc(BATCH, sizeof(*ops));
+	uint64_t t0, armed_ns, closed_ns;
+	int fd = tw_open(_metadata), k;
+
+	ASSERT_TRUE(ops != NULL);
+	if (tw_fdinfo(fd, "max_pending") < n)
+		n = tw_fdinfo(fd, "max_pending");
+	t0 = now_ns();
+	for (i = 0; i < n; i += BATCH) {
+		int count = n - i < BATCH ? n - i : BATCH;
+
+		for (k = 0; k < count; k++)
+			ops[k] = (struct twheel_op){
+				.op = TWHEEL_OP_ARM, .cookie = i + k,
+				.expires = 600 * SEC + (i + k) * MS,
+			};
+		ASSERT_EQ(tw_batch(fd, ops, count, sizeof(*ops)), 0);
+		for (k = 0; k < count; k++)
+			ASSERT_EQ(ops[k].result, 0);
+	}
+	armed_ns = now_ns() - t0;
+	ASSERT_EQ(tw_fdinfo(fd, "pending"), n);
+	t0 = now_ns();
+	ASSERT_EQ(close(fd), 0);
+	closed_ns = now_ns() - t0;
+	TH_LOG("%ld timeouts: armed in %llu ms, closed in %llu ms", n,
+	       (unsigned long long)armed_ns / MS,
+	       (unsigned long long)closed_ns / MS);
+	EXPECT_LE(closed_ns, 2 * armed_ns);
+	free(ops);
+}
+
+TEST_HARNESS_MAIN
