@@ -746,7 +746,9 @@ static uint64_t arm_storm(int *fds, int nfiles, uint64_t per_file,
 
 		*attempts = attempt;
 		t0 = now_ns();
-		deadline = t0 + est + est / 2 + lead_ns + extra_ns;
+		/* A re-plan goes by a rate measured here and now: less slack. */
+		deadline = t0 + est + est / (attempt == 1 ? 2 : 4) + lead_ns +
+			   extra_ns;
 		done = 0;
 		for (i = 0; i < nfiles && !behind; i++) {
 			uint64_t mine = n - done < per_file ? n - done : per_file;
@@ -764,8 +766,8 @@ static uint64_t arm_storm(int *fds, int nfiles, uint64_t per_file,
 				done += k;
 				mine -= k;
 				el = now_ns() - t0;
-				/* Past a sixteenth, project the end. */
-				behind = done >= n / 16 && done < n &&
+				/* Past an eighth, project the end. */
+				behind = done >= n / 8 && done < n &&
 					 t0 + el / done * n + lead_ns / 2 >
 					 deadline - extra_ns;
 			}
