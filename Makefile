@@ -9,7 +9,7 @@
 #   make deps         install the Debian packages the harness needs
 #   make debug-kernel build (or reuse) the cached debug test kernel
 #   make clean        remove build products from the source tree
-#   make distclean    also remove build/ and userspace-test/out/
+#   make distclean    also remove build/, userspace-test/out/ and samples/out/
 # Documentation/testing.rst explains the harness and its variables.
 
 KDIR ?= /lib/modules/$(shell uname -r)/build
@@ -44,7 +44,7 @@ clean:
 	rm -f kmod/*.o kmod/*.ko kmod/*.mod kmod/*.mod.c kmod/.*.cmd Module.symvers modules.order
 
 distclean: clean
-	rm -rf build userspace-test/out
+	rm -rf build userspace-test/out samples/out
 
 check:
 	@scripts/check.sh --kernels "$(KERNELS)" --suites "$(SUITES)" $(CHECK_OPTS)
@@ -68,8 +68,9 @@ debug-kernel:
 
 # make bench: twheel against timerfd, io_uring, POSIX timers, timer_list and
 # hrtimer in one QEMU guest (Documentation/benchmarks.rst); QUICK=1 is the
-# short run. Owned by the benchmark; scripts/bench.sh does everything.
+# short run. Everything of the benchmark is in bench/ (src/: twbench,
+# kmod/: twheel_bench.ko, scripts/); bench/scripts/bench.sh does everything.
 QUICK ?= 0
 .PHONY: bench
 bench:
-	@QUICK=$(QUICK) scripts/bench.sh
+	@QUICK=$(QUICK) bench/scripts/bench.sh

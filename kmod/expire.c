@@ -13,10 +13,9 @@
  * A run re-files at most TW_CASCADE_BUDGET timeouts, dropping the base lock
  * every TW_LOCKED_CHUNK, and runs callbacks until expire_budget of them ran
  * or TW_RUN_NS passed, whichever comes first. What is left continues in a
- * new hrtimer run started at once; between runs the softirq code lets other
- * work in, and hands a softirq that keeps coming back to ksoftirqd, where
- * the scheduler shares the CPU. No interrupts-off section grows with what
- * was armed.
+ * new hrtimer run TW_YIELD_NS later: the softirq ends, and the CPU's tasks
+ * run in between, so a storm of expiries takes at most 80% of the CPU
+ * while it lasts. No interrupts-off section grows with what was armed.
  *
  * Locking
  * -------
@@ -54,6 +53,8 @@
 #define TW_CASCADE_BUDGET	4096U
 /* Time one hrtimer run may spend on callbacks before yielding. */
 #define TW_RUN_NS		NSEC_PER_MSEC
+/* How long a run that yielded leaves the CPU to others: 20% of its time. */
+#define TW_YIELD_NS		(TW_RUN_NS / 4)
 /* Default, least and most callbacks one hrtimer run may call. */
 #define TW_EXPIRE_BUDGET_DEFAULT	256U
 #define TW_EXPIRE_BUDGET_MIN		8U
@@ -261,6 +262,23 @@ static bool run_expired(struct tw_base *base, unsigned int budget, u64 until)
 	return true;
 }
 
+/*
+ * A run stopped at its budget: continue TW_YIELD_NS from now. A time later
+ * than the hrtimer core's current one ends its expiry loop, so this softirq
+ * returns and tasks of this CPU get it for a while; then the next run goes
+ * on. Caller holds base->lock, in the hrtimer callback.
+ */
+static void yield_run(struct tw_base *base)
+{
+	u64 when = ktime_get_ns() + TW_YIELD_NS;
+
+	if (!base->online)
+		return;
+	base->programmed = tw_ns_to_tick_floor(when);
+	hrtimer_start(&base->timer, ns_to_ktime(when),
+		      HRTIMER_MODE_ABS_PINNED_SOFT);
+}
+
 static void note_fire(struct tw_base *base, u64 now)
 {
 	base->stats.hrtimer_fires++;
@@ -295,8 +313,7 @@ enum hrtimer_restart tw_hrtimer_fn(struct hrtimer *timer)
 		tw_program(base, tw_next_event(base));
 	} else {
 		base->stats.runs_cut++;
-		/* The rest continues in a new softirq run, started now. */
-		tw_program(base, tw_ns_to_tick_floor(ktime_get_ns()));
+		yield_run(base);
 	}
 	raw_spin_unlock_irq(&base->lock);
 	spin_unlock(&base->expiry_lock);

@@ -5,13 +5,15 @@
 #
 # Runs scripts/check.sh itself, on the debug kernel, with the throwaway module
 # tree scripts/harness-selftest/ (a KUnit suite with one passing case, one
-# failing KUNIT_EXPECT, one WARN_ON(1), one deliberate leak) and its two test programs (one
-# with a failing and a skipped TAP case, one that prints no TAP at all), and
-# asserts that the inner run
-#   - counts the passing KUnit case and the passing TAP case as passed,
-#   - reports the failing expectation, the failing TAP case, the missing TAP
+# failing KUNIT_EXPECT, one WARN_ON(1), one deliberate leak) and its three test
+# programs (one with a failing and a skipped TAP case, one that prints no TAP
+# at all, and one on the kernel's kselftest_harness.h, as the userspace suite,
+# with a failing EXPECT, a failing ASSERT, a SKIP and a timeout), and asserts
+# that the inner run
+#   - counts the passing KUnit case and the passing TAP cases as passed,
+#   - reports the failing expectation, the failing TAP cases, the missing TAP
 #     and the WARN_ON(1) splat and the kmemleak report as failures, and the
-#     skip as not passed,
+#     skips as not passed,
 #   - still completes the guest after the WARN (the log after it is kept),
 #   - ends with "N passed, N failed" and exits non-zero.
 # Each assertion is one result; run by `make check` into its ledger, or
@@ -56,7 +58,7 @@ assert_absent() {
 }
 
 # The inner run must fail for the planted reasons and for nothing else.
-EXPECTED_FAILURES='harness_expect_fails$|harness_tap_fails_on_purpose$|tap_fails_test: exit status 1|no_tap_test: no TAP results|^kernel splats in the guest log: WARNING:'
+EXPECTED_FAILURES='harness_expect_fails$|harness_tap_fails_on_purpose$|tap_fails_test: exit status 1|no_tap_test: no TAP results|^kernel splats in the guest log: WARNING:|global[.]harness_ksft_(expect|assert)_fails_on_purpose$|harness[.]ksft_times_out_on_purpose$|kselftest_fails_test: exit status 1'
 
 assert_only_expected_failures() {
 	local other
@@ -69,8 +71,21 @@ assert_only_expected_failures() {
 	fi
 }
 
+# The test programs: the shell ones as they are, the kselftest one built
+# (static) against the kselftest_harness.h of the extracted kernel source,
+# as userspace-test/ is.
+build_tests() {
+	local dir=$1 ksft
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	cp -p "$TWHEEL_ROOT"/scripts/harness-selftest/*_test "$dir/"
+	ksft=$(TWHEEL_DEBUG_SERIES=6.12 "$TWHEEL_ROOT/scripts/debug-kernel.sh" --source)/tools/testing/selftests
+	gcc -std=gnu11 -O2 -Wall -static -I"$ksft/kselftest" -o "$dir/kselftest_fails_test" \
+		"$TWHEEL_ROOT/scripts/harness-selftest/kselftest_fails_test.c"
+}
+
 main() {
-	local standalone=0 rc=0 out last
+	local standalone=0 rc=0 out last tests=$INNER_BUILD/tests
 	if [ -z "$TWHEEL_LEDGER" ]; then
 		standalone=1
 		mkdir -p "$TWHEEL_BUILD"
@@ -79,11 +94,16 @@ main() {
 	fi
 	export TWHEEL_LEDGER
 	out=$TWHEEL_BUILD/check-harness.log
+	if build_tests "$tests" >"$TWHEEL_BUILD/check-harness-build.log" 2>&1; then
+		record pass harness debug "kselftest self-test program builds"
+	else
+		record fail harness debug "kselftest self-test program builds (see $TWHEEL_BUILD/check-harness-build.log)"
+	fi
 	log "check-harness: running scripts/check.sh on the debug kernel with scripts/harness-selftest (failures below are deliberate; output in $out)"
 	TWHEEL_BUILD=$INNER_BUILD TWHEEL_LEDGER="" \
 		"$TWHEEL_ROOT/scripts/check.sh" --kernels debug --suites "kunit userspace" \
 		--module-src "$TWHEEL_ROOT/scripts/harness-selftest" \
-		--tests-dir "$TWHEEL_ROOT/scripts/harness-selftest" \
+		--tests-dir "$tests" \
 		--main-module none >"$out" 2>&1 || rc=$?
 	# Show the inner run's summary, indented.
 	sed -n '/=== twheel check summary ===/,$p' "$out" | sed 's/^/    | /' >&2
@@ -112,6 +132,13 @@ main() {
 	assert_result "program without TAP reported as a failure" fail userspace 'no_tap_test: no TAP results'
 	assert_result "TAP SKIP recorded as skipped" skip userspace 'harness_tap_skipped$'
 	assert_absent "TAP SKIP not counted as passed" pass userspace 'harness_tap_skipped'
+	assert_result "kselftest: passing case counted as passed" pass userspace 'global[.]harness_ksft_passes$'
+	assert_result "kselftest: failing EXPECT reported as a failure" fail userspace 'global[.]harness_ksft_expect_fails_on_purpose$'
+	assert_result "kselftest: failing ASSERT reported as a failure" fail userspace 'global[.]harness_ksft_assert_fails_on_purpose$'
+	assert_result "kselftest: timeout reported as a failure" fail userspace 'harness[.]ksft_times_out_on_purpose$'
+	assert_result "kselftest: SKIP recorded as skipped" skip userspace 'global[.]harness_ksft_skipped$'
+	assert_absent "kselftest: SKIP not counted as passed" pass userspace 'harness_ksft_skipped'
+	assert_result "kselftest: non-zero exit status reported as a failure" fail userspace 'kselftest_fails_test: exit status 1'
 	assert_only_expected_failures
 
 	if [ "$standalone" = 1 ]; then

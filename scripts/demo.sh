@@ -3,8 +3,8 @@
 #
 # demo.sh - `make demo`: boot Debian's stock kernel (6.12 unless --kernel)
 # in QEMU with twheel.ko and show, in plain words, that it is loaded, where
-# /dev/twheel is and what its parameters are; runs userspace-test's
-# twheel-demo in the guest when that program exists.  Exits 0 when the
+# /dev/twheel is and what its parameters are; runs the demo program
+# (samples/twheel-demo.c) in the guest when it builds.  Exits 0 when the
 # module loaded and unloaded cleanly with no kernel splat.
 #
 # Usage: scripts/demo.sh [--kernel 6.12|6.1|debug]
@@ -21,14 +21,12 @@ main() {
 	log "building twheel.ko for kernel $kernel"
 	"$TWHEEL_ROOT/scripts/build-kmod.sh" "$kernel" >"$TWHEEL_BUILD/demo-build.log" 2>&1 ||
 		{ tail -n 20 "$TWHEEL_BUILD/demo-build.log" >&2; die "module build failed"; }
-	if ! make -C "$TWHEEL_ROOT/userspace-test" >"$TWHEEL_BUILD/demo-userspace.log" 2>&1; then
-		log "userspace-test does not build (see $TWHEEL_BUILD/demo-userspace.log); demo without twheel-demo"
-	fi
 	rm -rf "$out"
 	mkdir -p "$out/modules" "$out/tests"
+	if ! make -C "$TWHEEL_ROOT/samples" O="$out/tests" >"$TWHEEL_BUILD/demo-samples.log" 2>&1; then
+		log "samples/twheel-demo.c does not build (see $TWHEEL_BUILD/demo-samples.log); demo without twheel-demo"
+	fi
 	find "$(kmod_build_dir "$kernel")" -name 'twheel.ko' -exec cp {} "$out/modules/" \;
-	[ ! -x "$TWHEEL_ROOT/userspace-test/out/twheel-demo" ] ||
-		cp "$TWHEEL_ROOT/userspace-test/out/twheel-demo" "$out/tests/"
 	log "booting Linux $(stock_release "$kernel" 2>/dev/null || echo "$kernel") in QEMU (TCG, 2 CPUs)..."
 	"$TWHEEL_ROOT/scripts/vm-run" --kernel "$kernel" --payload "$TWHEEL_ROOT/scripts/guest/demo.sh" \
 		--out "$out" --modules "$out/modules" --tests "$out/tests" --timeout 180 || rc=$?

@@ -12,7 +12,7 @@
 #include <termios.h>
 #include <linux/twheel.h>
 
-#include "harness.h"
+#include "../kselftest_harness.h"
 #include "twheel_util.h"
 
 FIXTURE(abi) {
@@ -22,8 +22,8 @@ FIXTURE(abi) {
 
 FIXTURE_SETUP(abi)
 {
-	self->fd = tw_open();
-	tw_info(self->fd, &self->info);
+	self->fd = tw_open(_metadata);
+	tw_info(_metadata, self->fd, &self->info);
 }
 
 FIXTURE_TEARDOWN(abi)
@@ -32,13 +32,14 @@ FIXTURE_TEARDOWN(abi)
 }
 
 /* The file holds no live timeout. */
-static void expect_empty(int fd)
+static void expect_empty(struct __test_metadata *const _metadata, int fd)
 {
 	EXPECT_EQ(tw_fdinfo(fd, "pending"), 0);
 }
 
 /* The timeout @h is still armed: re-arming it works (to the same delay). */
-static void expect_live(int fd, uint64_t h)
+static void expect_live(struct __test_metadata *const _metadata, int fd,
+			uint64_t h)
 {
 	EXPECT_EQ(tw_rearm(fd, h, 10 * SEC, 0), 0);
 }
@@ -49,17 +50,18 @@ TEST_F(abi, info_reports_the_abi)
 {
 	struct twheel_info *i = &self->info;
 
-	EXPECT_EQ(i->api_version, TWHEEL_API_VERSION);
+	EXPECT_EQ(i->api_version, (__u32)TWHEEL_API_VERSION);
 	EXPECT_EQ(i->size, sizeof(struct twheel_info));
-	EXPECT_EQ_U(i->ioctls, TWHEEL_FEAT_INFO | TWHEEL_FEAT_ARM |
-		    TWHEEL_FEAT_REARM | TWHEEL_FEAT_CANCEL | TWHEEL_FEAT_BATCH);
+	EXPECT_EQ(i->ioctls, TWHEEL_FEAT_INFO | TWHEEL_FEAT_ARM |
+		  TWHEEL_FEAT_REARM | TWHEEL_FEAT_CANCEL | TWHEEL_FEAT_BATCH |
+		  TWHEEL_FEAT_GET | TWHEEL_FEAT_DRAIN | TWHEEL_FEAT_STATS);
 	EXPECT_EQ(i->arm_flags, TWHEEL_ARM_FLAGS_ALL);
 	EXPECT_EQ(i->event_size, sizeof(struct twheel_event));
-	EXPECT_GE_U(i->tick_ns, 50000);
-	EXPECT_LE_U(i->tick_ns, SEC);
-	EXPECT_GE_U(i->max_delay_ns, 3600 * SEC);
-	EXPECT_GE(i->max_pending, 1);
-	EXPECT_GE(i->max_batch, 1024);
+	EXPECT_GE(i->tick_ns, 50000ULL);
+	EXPECT_LE(i->tick_ns, SEC);
+	EXPECT_GE(i->max_delay_ns, 3600 * SEC);
+	EXPECT_GE(i->max_pending, 1U);
+	EXPECT_GE(i->max_batch, 1024U);
 }
 
 /* A newer caller's longer structure: known part filled, tail zeroed. */
@@ -73,7 +75,7 @@ TEST_F(abi, info_newer_caller_gets_zeroed_tail)
 	memset(&big, 0xa5, sizeof(big));
 	ASSERT_EQ(tw_ioctl(self->fd, _IOR(TWHEEL_IOC_MAGIC, 0, big), &big), 0);
 	EXPECT_EQ(memcmp(&big.info, &self->info, sizeof(big.info)), 0);
-	EXPECT_EQ_U(big.future[0] | big.future[1] | big.future[2], 0);
+	EXPECT_EQ(big.future[0] | big.future[1] | big.future[2], 0ULL);
 }
 
 TEST_F(abi, info_size_below_ver0_einval)
@@ -87,8 +89,8 @@ TEST_F(abi, info_size_below_ver0_einval)
 TEST_F(abi, info_bad_pointer_efault)
 {
 	EXPECT_EQ(tw_ioctl(self->fd, TWHEEL_IOC_INFO, NULL), -EFAULT);
-	EXPECT_EQ(tw_ioctl(self->fd, TWHEEL_IOC_INFO, tw_guard_pages(PROT_READ)),
-		  -EFAULT);
+	EXPECT_EQ(tw_ioctl(self->fd, TWHEEL_IOC_INFO,
+			   tw_guard_pages(_metadata, PROT_READ)), -EFAULT);
 }
 
 /* --- command decoding: -ENOTTY --- */
@@ -125,17 +127,17 @@ TEST_F(abi, wrong_direction_enotty)
 	EXPECT_EQ(tw_ioctl(self->fd, _IOWR(TWHEEL_IOC_MAGIC, 3,
 					   struct twheel_cancel), &a), -ENOTTY);
 	EXPECT_EQ(tw_ioctl(self->fd, _IO(TWHEEL_IOC_MAGIC, 4), NULL), -ENOTTY);
-	expect_empty(self->fd);
+	expect_empty(_metadata, self->fd);
 }
 
 /* --- TWHEEL_IOC_ARM --- */
 
 TEST_F(abi, arm_returns_distinct_nonzero_handles)
 {
-	uint64_t h1 = tw_arm(self->fd, 1, 10 * SEC);
-	uint64_t h2 = tw_arm(self->fd, 2, 10 * SEC);
+	uint64_t h1 = tw_arm(_metadata, self->fd, 1, 10 * SEC);
+	uint64_t h2 = tw_arm(_metadata, self->fd, 2, 10 * SEC);
 
-	EXPECT_NE_U(h1, h2);
+	EXPECT_NE(h1, h2);
 	EXPECT_EQ(tw_fdinfo(self->fd, "pending"), 2);
 }
 
@@ -148,9 +150,9 @@ TEST_F(abi, arm_newer_struct_with_zero_tail)
 	} big = { .arm = { .cookie = 7, .expires = 10 * SEC } };
 
 	ASSERT_EQ(tw_ioctl(self->fd, _IOWR(TWHEEL_IOC_MAGIC, 1, big), &big), 0);
-	EXPECT_NE_U(big.arm.handle, 0);
-	EXPECT_EQ_U(big.future[0] | big.future[1], 0);
-	expect_live(self->fd, big.arm.handle);
+	EXPECT_NE(big.arm.handle, 0ULL);
+	EXPECT_EQ(big.future[0] | big.future[1], 0ULL);
+	expect_live(_metadata, self->fd, big.arm.handle);
 }
 
 TEST_F(abi, arm_newer_struct_nonzero_tail_e2big)
@@ -162,7 +164,7 @@ TEST_F(abi, arm_newer_struct_nonzero_tail_e2big)
 
 	EXPECT_EQ(tw_ioctl(self->fd, _IOWR(TWHEEL_IOC_MAGIC, 1, big), &big),
 		  -E2BIG);
-	expect_empty(self->fd);
+	expect_empty(_metadata, self->fd);
 }
 
 TEST_F(abi, arm_size_below_ver0_einval)
@@ -173,20 +175,20 @@ TEST_F(abi, arm_size_below_ver0_einval)
 					  TWHEEL_IOC_MAGIC, 1,
 					  TWHEEL_ARM_SIZE_VER0 - 8), &a),
 		  -EINVAL);
-	expect_empty(self->fd);
+	expect_empty(_metadata, self->fd);
 }
 
 TEST_F(abi, arm_unknown_flag_einval)
 {
 	EXPECT_EQ(tw_arm_full(self->fd, 0, SEC, 0, 1U << 3, 0, NULL), -EINVAL);
 	EXPECT_EQ(tw_arm_full(self->fd, 0, SEC, 0, 1U << 31, 0, NULL), -EINVAL);
-	expect_empty(self->fd);
+	expect_empty(_metadata, self->fd);
 }
 
 TEST_F(abi, arm_cpu_without_flag_einval)
 {
 	EXPECT_EQ(tw_arm_full(self->fd, 0, SEC, 0, 0, 1, NULL), -EINVAL);
-	expect_empty(self->fd);
+	expect_empty(_metadata, self->fd);
 }
 
 TEST_F(abi, arm_cpu_not_online_einval)
@@ -199,7 +201,7 @@ TEST_F(abi, arm_cpu_not_online_einval)
 			      NULL), -EINVAL);
 	EXPECT_EQ(tw_arm_full(self->fd, 0, SEC, 0, TWHEEL_ARM_CPU, ncpu, NULL),
 		  -EINVAL);
-	expect_empty(self->fd);
+	expect_empty(_metadata, self->fd);
 }
 
 TEST_F(abi, arm_period_below_tick_einval)
@@ -208,7 +210,7 @@ TEST_F(abi, arm_period_below_tick_einval)
 			      NULL), -EINVAL);
 	EXPECT_EQ(tw_arm_full(self->fd, 0, SEC, 1, TWHEEL_ARM_FIXED_DELAY, 0,
 			      NULL), -EINVAL);
-	expect_empty(self->fd);
+	expect_empty(_metadata, self->fd);
 }
 
 TEST_F(abi, arm_period_of_one_tick_accepted)
@@ -224,7 +226,7 @@ TEST_F(abi, arm_fixed_delay_without_period_einval)
 {
 	EXPECT_EQ(tw_arm_full(self->fd, 0, SEC, 0, TWHEEL_ARM_FIXED_DELAY, 0,
 			      NULL), -EINVAL);
-	expect_empty(self->fd);
+	expect_empty(_metadata, self->fd);
 }
 
 /* An absolute deadline beyond INT64_MAX is no CLOCK_MONOTONIC time. */
@@ -234,7 +236,7 @@ TEST_F(abi, arm_abs_outside_clock_einval)
 			      TWHEEL_ARM_ABS, 0, NULL), -EINVAL);
 	EXPECT_EQ(tw_arm_full(self->fd, 0, UINT64_MAX, 0, TWHEEL_ARM_ABS, 0,
 			      NULL), -EINVAL);
-	expect_empty(self->fd);
+	expect_empty(_metadata, self->fd);
 }
 
 TEST_F(abi, arm_delay_beyond_max_erange)
@@ -245,7 +247,7 @@ TEST_F(abi, arm_delay_beyond_max_erange)
 	EXPECT_EQ(tw_arm_full(self->fd, 0, UINT64_MAX, 0, 0, 0, NULL), -ERANGE);
 	EXPECT_EQ(tw_arm_full(self->fd, 0, (uint64_t)INT64_MAX, 0, 0, 0, NULL),
 		  -ERANGE);
-	expect_empty(self->fd);
+	expect_empty(_metadata, self->fd);
 }
 
 TEST_F(abi, arm_abs_beyond_max_erange)
@@ -256,14 +258,14 @@ TEST_F(abi, arm_abs_beyond_max_erange)
 		  -ERANGE);
 	EXPECT_EQ(tw_arm_full(self->fd, 0, INT64_MAX, 0, TWHEEL_ARM_ABS, 0,
 			      NULL), -ERANGE);
-	expect_empty(self->fd);
+	expect_empty(_metadata, self->fd);
 }
 
 TEST_F(abi, arm_period_beyond_max_erange)
 {
 	EXPECT_EQ(tw_arm_full(self->fd, 0, SEC, self->info.max_delay_ns + 1, 0,
 			      0, NULL), -ERANGE);
-	expect_empty(self->fd);
+	expect_empty(_metadata, self->fd);
 }
 
 TEST_F(abi, arm_longest_delay_accepted)
@@ -280,21 +282,21 @@ TEST_F(abi, arm_bad_pointer_efault)
 	EXPECT_EQ(tw_ioctl(self->fd, TWHEEL_IOC_ARM, NULL), -EFAULT);
 	EXPECT_EQ(tw_ioctl(self->fd, TWHEEL_IOC_ARM, (void *)8), -EFAULT);
 	EXPECT_EQ(tw_ioctl(self->fd, TWHEEL_IOC_ARM,
-			   tw_guard_pages(PROT_NONE) - 8), -EFAULT);
-	expect_empty(self->fd);
+			   tw_guard_pages(_metadata, PROT_NONE) - 8), -EFAULT);
+	expect_empty(_metadata, self->fd);
 }
 
 /* The handle cannot be written back: the timeout is undone. */
 TEST_F(abi, arm_readonly_struct_efault_arms_nothing)
 {
-	char *page = tw_guard_pages(PROT_READ | PROT_WRITE);
+	char *page = tw_guard_pages(_metadata, PROT_READ | PROT_WRITE);
 	struct twheel_arm *a = (struct twheel_arm *)page;
 
 	a->expires = 1;
 	a->cookie = 99;
 	ASSERT_EQ(mprotect(page, sysconf(_SC_PAGESIZE), PROT_READ), 0);
 	EXPECT_EQ(tw_ioctl(self->fd, TWHEEL_IOC_ARM, a), -EFAULT);
-	expect_empty(self->fd);
+	expect_empty(_metadata, self->fd);
 	sleep_ns(30 * MS);
 	EXPECT_TRUE(tw_nothing_ready(self->fd));
 }
@@ -303,7 +305,7 @@ TEST_F(abi, arm_readonly_struct_efault_arms_nothing)
 
 TEST_F(abi, rearm_unknown_flag_einval)
 {
-	uint64_t h = tw_arm(self->fd, 0, 10 * SEC);
+	uint64_t h = tw_arm(_metadata, self->fd, 0, 10 * SEC);
 
 	EXPECT_EQ(tw_rearm(self->fd, h, 1, TWHEEL_ARM_CPU), -EINVAL);
 	EXPECT_EQ(tw_rearm(self->fd, h, 1, TWHEEL_ARM_FIXED_DELAY), -EINVAL);
@@ -314,7 +316,7 @@ TEST_F(abi, rearm_unknown_flag_einval)
 
 TEST_F(abi, rearm_reserved_einval)
 {
-	uint64_t h = tw_arm(self->fd, 0, 10 * SEC);
+	uint64_t h = tw_arm(_metadata, self->fd, 0, 10 * SEC);
 	struct twheel_rearm r = { .handle = h, .expires = 1, .reserved = 1 };
 
 	EXPECT_EQ(tw_ioctl(self->fd, TWHEEL_IOC_REARM, &r), -EINVAL);
@@ -324,7 +326,7 @@ TEST_F(abi, rearm_reserved_einval)
 
 TEST_F(abi, rearm_size_below_ver0_einval)
 {
-	uint64_t h = tw_arm(self->fd, 0, 10 * SEC);
+	uint64_t h = tw_arm(_metadata, self->fd, 0, 10 * SEC);
 	struct twheel_rearm r = { .handle = h, .expires = 1 };
 
 	EXPECT_EQ(tw_ioctl(self->fd, _IOC(_IOC_WRITE, TWHEEL_IOC_MAGIC, 2,
@@ -336,7 +338,7 @@ TEST_F(abi, rearm_size_below_ver0_einval)
 
 TEST_F(abi, rearm_newer_struct_nonzero_tail_e2big)
 {
-	uint64_t h = tw_arm(self->fd, 0, 10 * SEC);
+	uint64_t h = tw_arm(_metadata, self->fd, 0, 10 * SEC);
 	struct {
 		struct twheel_rearm r;
 		uint64_t future;
@@ -351,7 +353,7 @@ TEST_F(abi, rearm_newer_struct_nonzero_tail_e2big)
 
 TEST_F(abi, rearm_beyond_max_erange)
 {
-	uint64_t h = tw_arm(self->fd, 0, 20 * MS);
+	uint64_t h = tw_arm(_metadata, self->fd, 0, 20 * MS);
 
 	EXPECT_EQ(tw_rearm(self->fd, h, self->info.max_delay_ns + 1, 0),
 		  -ERANGE);
@@ -363,17 +365,17 @@ TEST_F(abi, rearm_beyond_max_erange)
 
 TEST_F(abi, rearm_abs_outside_clock_einval)
 {
-	uint64_t h = tw_arm(self->fd, 0, 10 * SEC);
+	uint64_t h = tw_arm(_metadata, self->fd, 0, 10 * SEC);
 
 	EXPECT_EQ(tw_rearm(self->fd, h, UINT64_MAX, TWHEEL_ARM_ABS), -EINVAL);
-	expect_live(self->fd, h);
+	expect_live(_metadata, self->fd, h);
 }
 
 TEST_F(abi, rearm_bad_pointer_efault)
 {
 	EXPECT_EQ(tw_ioctl(self->fd, TWHEEL_IOC_REARM, NULL), -EFAULT);
 	EXPECT_EQ(tw_ioctl(self->fd, TWHEEL_IOC_REARM,
-			   tw_guard_pages(PROT_NONE) - 8), -EFAULT);
+			   tw_guard_pages(_metadata, PROT_NONE) - 8), -EFAULT);
 }
 
 TEST_F(abi, rearm_unknown_handle_enoent)
@@ -381,42 +383,48 @@ TEST_F(abi, rearm_unknown_handle_enoent)
 	EXPECT_EQ(tw_rearm(self->fd, 0, SEC, 0), -ENOENT);
 	EXPECT_EQ(tw_rearm(self->fd, 12345, SEC, 0), -ENOENT);
 	EXPECT_EQ(tw_rearm(self->fd, UINT64_MAX, SEC, 0), -ENOENT);
-	expect_empty(self->fd);
+	expect_empty(_metadata, self->fd);
 }
 
 /* --- TWHEEL_IOC_CANCEL --- */
 
+/* Flags other than TWHEEL_CANCEL_FLAGS_ALL. */
 TEST_F(abi, cancel_flags_einval)
 {
-	uint64_t h = tw_arm(self->fd, 0, 10 * SEC);
-	struct twheel_cancel c = { .handle = h, .flags = 1 };
+	uint64_t h = tw_arm(_metadata, self->fd, 0, 10 * SEC);
+	struct twheel_cancel c = { .handle = h };
 
+	c.flags = TWHEEL_CANCEL_REPORT << 1;
 	EXPECT_EQ(tw_ioctl(self->fd, TWHEEL_IOC_CANCEL, &c), -EINVAL);
-	expect_live(self->fd, h);
+	c.flags = 1U << 31;
+	EXPECT_EQ(tw_ioctl(self->fd, TWHEEL_IOC_CANCEL, &c), -EINVAL);
+	c.flags = ~TWHEEL_CANCEL_FLAGS_ALL;
+	EXPECT_EQ(tw_ioctl(self->fd, TWHEEL_IOC_CANCEL, &c), -EINVAL);
+	expect_live(_metadata, self->fd, h);
 }
 
 TEST_F(abi, cancel_reserved_einval)
 {
-	uint64_t h = tw_arm(self->fd, 0, 10 * SEC);
+	uint64_t h = tw_arm(_metadata, self->fd, 0, 10 * SEC);
 	struct twheel_cancel c = { .handle = h, .reserved = 1 };
 
 	EXPECT_EQ(tw_ioctl(self->fd, TWHEEL_IOC_CANCEL, &c), -EINVAL);
-	expect_live(self->fd, h);
+	expect_live(_metadata, self->fd, h);
 }
 
 TEST_F(abi, cancel_size_below_ver0_einval)
 {
-	uint64_t h = tw_arm(self->fd, 0, 10 * SEC);
+	uint64_t h = tw_arm(_metadata, self->fd, 0, 10 * SEC);
 	struct twheel_cancel c = { .handle = h };
 
 	EXPECT_EQ(tw_ioctl(self->fd, _IOC(_IOC_WRITE, TWHEEL_IOC_MAGIC, 3, 8),
 			   &c), -EINVAL);
-	expect_live(self->fd, h);
+	expect_live(_metadata, self->fd, h);
 }
 
 TEST_F(abi, cancel_newer_struct_nonzero_tail_e2big)
 {
-	uint64_t h = tw_arm(self->fd, 0, 10 * SEC);
+	uint64_t h = tw_arm(_metadata, self->fd, 0, 10 * SEC);
 	struct {
 		struct twheel_cancel c;
 		uint32_t future[2];
@@ -424,25 +432,25 @@ TEST_F(abi, cancel_newer_struct_nonzero_tail_e2big)
 
 	EXPECT_EQ(tw_ioctl(self->fd, _IOW(TWHEEL_IOC_MAGIC, 3, big), &big),
 		  -E2BIG);
-	expect_live(self->fd, h);
+	expect_live(_metadata, self->fd, h);
 }
 
 TEST_F(abi, cancel_bad_pointer_efault)
 {
 	EXPECT_EQ(tw_ioctl(self->fd, TWHEEL_IOC_CANCEL, NULL), -EFAULT);
 	EXPECT_EQ(tw_ioctl(self->fd, TWHEEL_IOC_CANCEL,
-			   tw_guard_pages(PROT_NONE) - 8), -EFAULT);
+			   tw_guard_pages(_metadata, PROT_NONE) - 8), -EFAULT);
 }
 
 TEST_F(abi, cancel_unknown_handle_enoent)
 {
-	uint64_t h = tw_arm(self->fd, 0, 10 * SEC);
+	uint64_t h = tw_arm(_metadata, self->fd, 0, 10 * SEC);
 
 	EXPECT_EQ(tw_cancel(self->fd, 0), -ENOENT);
 	/* Right slot, wrong generation; wrong slot, right generation. */
 	EXPECT_EQ(tw_cancel(self->fd, h ^ (1ULL << 32)), -ENOENT);
 	EXPECT_EQ(tw_cancel(self->fd, h + 1), -ENOENT);
-	expect_live(self->fd, h);
+	expect_live(_metadata, self->fd, h);
 	EXPECT_EQ(tw_cancel(self->fd, h), 0);
 	EXPECT_EQ(tw_cancel(self->fd, h), -ENOENT);
 }
@@ -451,9 +459,9 @@ TEST_F(abi, cancel_unknown_handle_enoent)
 
 TEST_F(abi, fdinfo_reports_counts_and_limit)
 {
-	uint64_t h = tw_arm(self->fd, 0, 0);
+	uint64_t h = tw_arm(_metadata, self->fd, 0, 0);
 
-	tw_arm(self->fd, 0, 10 * SEC);
+	tw_arm(_metadata, self->fd, 0, 10 * SEC);
 	ASSERT_TRUE(tw_wait_ready(self->fd, 2000));
 	EXPECT_EQ(tw_fdinfo(self->fd, "pending"), 2);
 	EXPECT_EQ(tw_fdinfo(self->fd, "queued"), 1);
@@ -487,7 +495,7 @@ TEST(open_read_only_works)
 	uint64_t h;
 
 	if (fd < 0 && errno == ENOENT)
-		SKIP(TW_DEV " does not exist");
+		SKIP(return, TW_DEV " does not exist");
 	ASSERT_GE(fd, 0);
 	EXPECT_EQ(tw_arm_full(fd, 0, SEC, 0, 0, 0, &h), 0);
 	close(fd);

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <linux/twheel.h>
 
-#include "harness.h"
+#include "../kselftest_harness.h"
 #include "twheel_util.h"
 
 FIXTURE(batch) {
@@ -21,8 +21,8 @@ FIXTURE(batch) {
 
 FIXTURE_SETUP(batch)
 {
-	self->fd = tw_open();
-	tw_info(self->fd, &self->info);
+	self->fd = tw_open(_metadata);
+	tw_info(_metadata, self->fd, &self->info);
 }
 
 FIXTURE_TEARDOWN(batch)
@@ -50,7 +50,8 @@ static struct twheel_op op_cancel(uint64_t handle)
 }
 
 /* Batch of @n valid arms 10 s away; ASSERTs each succeeded. */
-static void arm_many(int fd, struct twheel_op *ops, uint32_t n)
+static void arm_many(struct __test_metadata *const _metadata, int fd,
+		     struct twheel_op *ops, uint32_t n)
 {
 	uint32_t i;
 
@@ -59,7 +60,7 @@ static void arm_many(int fd, struct twheel_op *ops, uint32_t n)
 	ASSERT_EQ(tw_batch(fd, ops, n, sizeof(*ops)), 0);
 	for (i = 0; i < n; i++) {
 		ASSERT_EQ(ops[i].result, 0);
-		ASSERT_NE_U(ops[i].handle, 0);
+		ASSERT_NE(ops[i].handle, 0ULL);
 	}
 }
 
@@ -70,10 +71,11 @@ TEST_F(batch, max_batch_arms_and_cancels)
 	struct twheel_op *ops = calloc(n, sizeof(*ops));
 
 	ASSERT_TRUE(ops != NULL);
-	arm_many(self->fd, ops, n);
+	arm_many(_metadata, self->fd, ops, n);
 	EXPECT_EQ(tw_fdinfo(self->fd, "pending"), n);
-	for (i = 1; i < n; i++)
-		ASSERT_NE_U(ops[i].handle, ops[i - 1].handle);
+	for (i = 1; i < n; i++) {
+		ASSERT_NE(ops[i].handle, ops[i - 1].handle);
+	}
 	for (i = 0; i < n; i++)
 		ops[i] = op_cancel(ops[i].handle);
 	ASSERT_EQ(tw_batch(self->fd, ops, n, sizeof(*ops)), 0);
@@ -86,8 +88,8 @@ TEST_F(batch, max_batch_arms_and_cancels)
 /* One bad entry does not hide the others; each gets its own errno. */
 TEST_F(batch, mixed_good_and_bad_entries)
 {
-	uint64_t live = tw_arm(self->fd, 100, 10 * SEC);
-	uint64_t dead = tw_arm(self->fd, 101, 10 * SEC);
+	uint64_t live = tw_arm(_metadata, self->fd, 100, 10 * SEC);
+	uint64_t dead = tw_arm(_metadata, self->fd, 101, 10 * SEC);
 	struct twheel_op ops[9];
 	struct twheel_event ev[4];
 	int n;
@@ -115,21 +117,21 @@ TEST_F(batch, mixed_good_and_bad_entries)
 	EXPECT_EQ(ops[7].result, 0);
 	EXPECT_EQ(ops[8].result, -ENOENT);
 	/* A failed arm reports handle 0. */
-	EXPECT_EQ_U(ops[1].handle, 0);
-	EXPECT_EQ_U(ops[4].handle, 0);
+	EXPECT_EQ(ops[1].handle, 0ULL);
+	EXPECT_EQ(ops[4].handle, 0ULL);
 	EXPECT_EQ(tw_fdinfo(self->fd, "pending"), 3);
 
 	/* Exactly the three good ones fire: cookies 1, 100 (re-armed), 5. */
 	sleep_ns(80 * MS);
-	n = tw_read(self->fd, ev, 4);
+	n = tw_read(_metadata, self->fd, ev, 4);
 	ASSERT_EQ(n, 3);
-	EXPECT_EQ_U(ev[0].cookie + ev[1].cookie + ev[2].cookie, 106);
+	EXPECT_EQ(ev[0].cookie + ev[1].cookie + ev[2].cookie, 106ULL);
 }
 
 /* Operations apply in order: a cancel then a re-arm of the same handle. */
 TEST_F(batch, applied_in_order)
 {
-	uint64_t h = tw_arm(self->fd, 0, 10 * SEC);
+	uint64_t h = tw_arm(_metadata, self->fd, 0, 10 * SEC);
 	struct twheel_op ops[3] = {
 		op_rearm(h, SEC), op_cancel(h), op_rearm(h, SEC),
 	};
@@ -151,33 +153,37 @@ TEST_F(batch, delays_count_from_one_clock_reading)
 	uint64_t t0, t1, h;
 	int i, n = 0;
 
-	h = tw_arm(self->fd, 99, 10 * SEC);
+	h = tw_arm(_metadata, self->fd, 99, 10 * SEC);
 	for (i = 0; i < 15; i++)
 		ops[i] = op_arm(i, 20 * MS);
 	ops[15] = op_rearm(h, 20 * MS);
 	t0 = now_ns();
 	ASSERT_EQ(tw_batch(self->fd, ops, 16, sizeof(ops[0])), 0);
 	t1 = now_ns();
-	for (i = 0; i < 16; i++)
+	for (i = 0; i < 16; i++) {
 		ASSERT_EQ(ops[i].result, 0);
+	}
 	while (n < 16) {
 		ASSERT_TRUE(tw_wait_ready(self->fd, 10000));
-		i = tw_read(self->fd, ev + n, 16 - n);
+		i = tw_read(_metadata, self->fd, ev + n, 16 - n);
 		ASSERT_GT(i, 0);
 		n += i;
 	}
 	for (i = 0; i < n; i++) {
-		EXPECT_GE_U(ev[i].deadline, t0 + 20 * MS);
-		EXPECT_LE_U(ev[i].deadline, t1 + 20 * MS);
-		EXPECT_EQ_U(ev[i].deadline, ev[0].deadline);
-		EXPECT_GE_U(ev[i].expired, ev[i].deadline);
+		EXPECT_GE(ev[i].deadline, t0 + 20 * MS);
+		EXPECT_LE(ev[i].deadline, t1 + 20 * MS);
+		EXPECT_EQ(ev[i].deadline, ev[0].deadline);
+		EXPECT_GE(ev[i].expired, ev[i].deadline);
 	}
 }
 
-/* Fields an operation does not use must be zero. */
+/*
+ * Fields an operation does not use must be zero; a cancel's flags are
+ * TWHEEL_CANCEL_FLAGS_ALL at most (an arm flag is not one of them).
+ */
 TEST_F(batch, unused_fields_einval)
 {
-	uint64_t h = tw_arm(self->fd, 0, 10 * SEC);
+	uint64_t h = tw_arm(_metadata, self->fd, 0, 10 * SEC);
 	struct twheel_op ops[6] = {
 		op_rearm(h, SEC), op_rearm(h, SEC), op_rearm(h, SEC),
 		op_cancel(h), op_cancel(h), op_cancel(h),
@@ -186,7 +192,7 @@ TEST_F(batch, unused_fields_einval)
 	ops[0].cookie = 1;
 	ops[1].period = SEC;
 	ops[2].cpu = 1;
-	ops[3].flags = TWHEEL_ARM_ABS;
+	ops[3].flags = TWHEEL_ARM_CPU;
 	ops[4].expires = 1;
 	ops[5].cookie = 1;
 	ASSERT_EQ(tw_batch(self->fd, ops, 6, sizeof(ops[0])), 0);
@@ -253,10 +259,10 @@ TEST_F(batch, larger_op_size_with_zero_tail)
 	EXPECT_EQ(ops[0].op.result, 0);
 	EXPECT_EQ(ops[1].op.result, -E2BIG);
 	EXPECT_EQ(ops[2].op.result, 0);
-	EXPECT_NE_U(ops[0].op.handle, 0);
-	EXPECT_EQ_U(ops[1].op.handle, 0);
-	EXPECT_NE_U(ops[2].op.handle, 0);
-	EXPECT_EQ_U(ops[1].future[1], 5);
+	EXPECT_NE(ops[0].op.handle, 0ULL);
+	EXPECT_EQ(ops[1].op.handle, 0ULL);
+	EXPECT_NE(ops[2].op.handle, 0ULL);
+	EXPECT_EQ(ops[1].future[1], 5ULL);
 	EXPECT_EQ(tw_fdinfo(self->fd, "pending"), 2);
 }
 
@@ -277,7 +283,7 @@ TEST_F(batch, unaligned_op_size)
 	for (i = 0; i < 3; i++) {
 		memcpy(&op, buf + i * size, sizeof(op));
 		EXPECT_EQ(op.result, 0);
-		EXPECT_NE_U(op.handle, 0);
+		EXPECT_NE(op.handle, 0ULL);
 	}
 }
 
@@ -337,7 +343,7 @@ TEST_F(batch, bad_struct_pointer_efault)
 {
 	EXPECT_EQ(tw_ioctl(self->fd, TWHEEL_IOC_BATCH, NULL), -EFAULT);
 	EXPECT_EQ(tw_ioctl(self->fd, TWHEEL_IOC_BATCH,
-			   tw_guard_pages(PROT_NONE) - 8), -EFAULT);
+			   tw_guard_pages(_metadata, PROT_NONE) - 8), -EFAULT);
 }
 
 TEST_F(batch, bad_array_pointer_efault)
@@ -355,9 +361,9 @@ TEST_F(batch, bad_array_pointer_efault)
  */
 TEST_F(batch, partly_unmapped_array_efault_applies_nothing)
 {
-	char *edge = tw_guard_pages(PROT_NONE);
+	char *edge = tw_guard_pages(_metadata, PROT_NONE);
 	struct twheel_op *ops = (struct twheel_op *)edge - 2;
-	uint64_t h = tw_arm(self->fd, 0, 10 * SEC);
+	uint64_t h = tw_arm(_metadata, self->fd, 0, 10 * SEC);
 
 	ops[0] = op_cancel(h);
 	ops[1] = op_arm(1, 0);
@@ -371,9 +377,10 @@ TEST_F(batch, partly_unmapped_array_efault_applies_nothing)
 /* Readable but not writable: the results could not go back, so -EFAULT first. */
 TEST_F(batch, readonly_array_efault_applies_nothing)
 {
-	char *page = tw_guard_pages(PROT_NONE) - sysconf(_SC_PAGESIZE);
+	char *page = tw_guard_pages(_metadata, PROT_NONE) -
+		     sysconf(_SC_PAGESIZE);
 	struct twheel_op *ops = (struct twheel_op *)page;
-	uint64_t h = tw_arm(self->fd, 0, 10 * SEC);
+	uint64_t h = tw_arm(_metadata, self->fd, 0, 10 * SEC);
 
 	ops[0] = op_cancel(h);
 	ops[1] = op_arm(1, 0);
@@ -388,12 +395,12 @@ TEST_F(batch, readonly_array_efault_applies_nothing)
 /* Cancelled or fired handles inside a batch are stale like anywhere else. */
 TEST_F(batch, stale_handles_enoent)
 {
-	uint64_t fired = tw_arm(self->fd, 0, 0);
+	uint64_t fired = tw_arm(_metadata, self->fd, 0, 0);
 	struct twheel_event ev;
 	struct twheel_op ops[2];
 
 	ASSERT_TRUE(tw_wait_ready(self->fd, 2000));
-	ASSERT_EQ(tw_read(self->fd, &ev, 1), 1);
+	ASSERT_EQ(tw_read(_metadata, self->fd, &ev, 1), 1);
 	ops[0] = op_cancel(fired);
 	ops[1] = op_rearm(fired, SEC);
 	ASSERT_EQ(tw_batch(self->fd, ops, 2, sizeof(ops[0])), 0);

@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <linux/twheel.h>
 
-#include "harness.h"
+#include "../kselftest_harness.h"
 #include "twheel_util.h"
 
 _Static_assert(sizeof(void *) == 4, "build this with -m32");
@@ -23,28 +23,28 @@ _Static_assert(sizeof(struct twheel_event) == 48, "layout");
 TEST(compat32_info)
 {
 	struct twheel_info info;
-	int fd = tw_open();
+	int fd = tw_open(_metadata);
 
-	tw_info(fd, &info);
-	EXPECT_EQ(info.api_version, TWHEEL_API_VERSION);
+	tw_info(_metadata, fd, &info);
+	EXPECT_EQ(info.api_version, (__u32)TWHEEL_API_VERSION);
 	EXPECT_EQ(info.size, sizeof(info));
 	EXPECT_EQ(info.event_size, sizeof(struct twheel_event));
-	EXPECT_GE(info.max_batch, 1024);
+	EXPECT_GE(info.max_batch, 1024U);
 	close(fd);
 }
 
 TEST(compat32_arm_read_rearm_cancel)
 {
-	int fd = tw_open();
-	uint64_t h = tw_arm(fd, 0x123456789ULL, 0), h2;
+	int fd = tw_open(_metadata);
+	uint64_t h = tw_arm(_metadata, fd, 0x123456789ULL, 0), h2;
 	struct twheel_event ev;
 
 	ASSERT_TRUE(tw_wait_ready(fd, 2000));
-	ASSERT_EQ(tw_read(fd, &ev, 1), 1);
-	EXPECT_EQ_U(ev.handle, h);
-	EXPECT_EQ_U(ev.cookie, 0x123456789ULL);
-	EXPECT_GE_U(ev.expired, ev.deadline);
-	h2 = tw_arm(fd, 0, 10 * SEC);
+	ASSERT_EQ(tw_read(_metadata, fd, &ev, 1), 1);
+	EXPECT_EQ(ev.handle, h);
+	EXPECT_EQ(ev.cookie, 0x123456789ULL);
+	EXPECT_GE(ev.expired, ev.deadline);
+	h2 = tw_arm(_metadata, fd, 0, 10 * SEC);
 	EXPECT_EQ(tw_rearm(fd, h2, 20 * SEC, 0), 0);
 	EXPECT_EQ(tw_cancel(fd, h2), 0);
 	EXPECT_EQ(tw_cancel(fd, h), -ENOENT);
@@ -53,7 +53,7 @@ TEST(compat32_arm_read_rearm_cancel)
 
 TEST(compat32_batch)
 {
-	int fd = tw_open();
+	int fd = tw_open(_metadata);
 	struct twheel_op ops[3] = {
 		{ .op = TWHEEL_OP_ARM, .expires = 10 * SEC },
 		{ .op = TWHEEL_OP_ARM, .expires = 10 * SEC, .flags = 1U << 9 },
@@ -62,7 +62,7 @@ TEST(compat32_batch)
 
 	ASSERT_EQ(tw_batch(fd, ops, 3, sizeof(ops[0])), 0);
 	EXPECT_EQ(ops[0].result, 0);
-	EXPECT_NE_U(ops[0].handle, 0);
+	EXPECT_NE(ops[0].handle, 0ULL);
 	EXPECT_EQ(ops[1].result, -EINVAL);
 	EXPECT_EQ(ops[2].result, -ENOENT);
 	close(fd);
@@ -70,7 +70,7 @@ TEST(compat32_batch)
 
 TEST(compat32_bad_pointers_efault)
 {
-	int fd = tw_open();
+	int fd = tw_open(_metadata);
 	struct twheel_batch b = {
 		.ops = 0xdead0000ULL << 32, .count = 1,
 		.op_size = sizeof(struct twheel_op),

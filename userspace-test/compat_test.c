@@ -5,13 +5,16 @@
  * The tests of the 32-bit ioctl path (.compat_ioctl) are in compat32.c,
  * built with -m32 as twheel-compat32 next to this program when the
  * compiler can. This wrapper execs it; if it was not built, or the kernel
- * runs no 32-bit programs (no IA32_EMULATION), it reports a skip in TAP.
+ * runs no 32-bit programs (no IA32_EMULATION), it reports a skip in TAP
+ * (with kselftest.h, the kselftest harness's reporting half).
  */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "../kselftest.h"
 
 #define HELPER	"twheel-compat32"
 
@@ -34,8 +37,8 @@ int main(int argc, char **argv)
 	why = errno == ENOENT ? "not built (the compiler has no -m32)" :
 	      errno == ENOEXEC ? "this kernel runs no 32-bit programs" :
 	      strerror(errno);
-	printf("TAP version 13\n1..1\n");
-	printf("ok 1 compat32 # SKIP %s: %s\n", HELPER, why);
-	printf("# Totals: pass:0 fail:0 xfail:0 xpass:0 skip:1 error:0\n");
-	return 0;
+	ksft_print_header();
+	ksft_set_plan(1);
+	ksft_test_result_code(KSFT_SKIP, "compat32", "%s: %s", HELPER, why);
+	ksft_finished();
 }

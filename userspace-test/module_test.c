@@ -120,12 +120,24 @@ TEST_F_TIMEOUT(mod, load_unload_churn, 240)
 	TH_LOG("%ld load/unload cycles with '%s'", cycles, self->params);
 }
 
+/* Tests that need more than the harness's default timeout of 30 s. */
+FIXTURE(slow) {
+};
+
+FIXTURE_SETUP(slow)
+{
+}
+
+FIXTURE_TEARDOWN(slow)
+{
+}
+
 /*
  * Closing a file with many timeouts pending costs no more than arming them
  * did: close shuts them down a chunk per base lock and waits for running
  * callbacks once, not once per timeout.
  */
-TEST_TIMEOUT(close_many_pending_is_bounded, 180)
+TEST_F_TIMEOUT(slow, close_many_pending_is_bounded, 180)
 {
 	enum { BATCH = 1024 };
 	long n = access("/proc/lockdep", F_OK) ? 100000 : 50000, i;
@@ -146,8 +158,9 @@ TEST_TIMEOUT(close_many_pending_is_bounded, 180)
 				.expires = 600 * SEC + (i + k) * MS,
 			};
 		ASSERT_EQ(tw_batch(fd, ops, count, sizeof(*ops)), 0);
-		for (k = 0; k < count; k++)
+		for (k = 0; k < count; k++) {
 			ASSERT_EQ(ops[k].result, 0);
+		}
 	}
 	armed_ns = now_ns() - t0;
 	ASSERT_EQ(tw_fdinfo(fd, "pending"), n);

@@ -68,9 +68,9 @@ FIXTURE_TEARDOWN(q)
 TEST_F(q, info_announces_get_drain_stats)
 {
 	EXPECT_GE(self->info.api_version, 3U);
-	EXPECT_TRUE(self->info.ioctls & TWHEEL_FEAT_GET);
-	EXPECT_TRUE(self->info.ioctls & TWHEEL_FEAT_DRAIN);
-	EXPECT_TRUE(self->info.ioctls & TWHEEL_FEAT_STATS);
+	EXPECT_NE(self->info.ioctls & TWHEEL_FEAT_GET, 0U);
+	EXPECT_NE(self->info.ioctls & TWHEEL_FEAT_DRAIN, 0U);
+	EXPECT_NE(self->info.ioctls & TWHEEL_FEAT_STATS, 0U);
 	EXPECT_GT(self->info.max_user_timeouts, 0ULL);
 }
 
@@ -221,8 +221,9 @@ TEST_F(q, drain_lists_every_live_timeout)
 
 	for (i = 0; i < N; i++)
 		h[i] = tw_arm(_metadata, self->fd, 1000 + i, 10 * SEC);
-	for (i = 0; i < N; i += 3)
+	for (i = 0; i < N; i += 3) {
 		ASSERT_EQ(tw_cancel(self->fd, h[i]), 0);
+	}
 	do {
 		ASSERT_EQ(tw_drain(self->fd, e, 64, &cursor, 0, &filled), 0);
 		for (k = 0; k < filled; k++) {

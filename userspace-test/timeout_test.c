@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <linux/twheel.h>
 
-#include "harness.h"
+#include "../kselftest_harness.h"
 #include "twheel_util.h"
 
 FIXTURE(tmo) {
@@ -20,8 +20,8 @@ FIXTURE(tmo) {
 
 FIXTURE_SETUP(tmo)
 {
-	self->fd = tw_open();
-	tw_info(self->fd, &self->info);
+	self->fd = tw_open(_metadata);
+	tw_info(_metadata, self->fd, &self->info);
 }
 
 FIXTURE_TEARDOWN(tmo)
@@ -30,25 +30,27 @@ FIXTURE_TEARDOWN(tmo)
 }
 
 /* Blocking read of exactly one record. */
-static void read_one(int fd, struct twheel_event *ev)
+static void read_one(struct __test_metadata *const _metadata, int fd,
+		     struct twheel_event *ev)
 {
 	ASSERT_TRUE(tw_wait_ready(fd, 10000));
-	ASSERT_EQ(tw_read(fd, ev, 1), 1);
+	ASSERT_EQ(tw_read(_metadata, fd, ev, 1), 1);
 }
 
 /* The record of a timeout armed between @t0 and @t1 for @delay. */
-static void check_oneshot(const struct twheel_event *ev, uint64_t h,
+static void check_oneshot(struct __test_metadata *const _metadata,
+			  const struct twheel_event *ev, uint64_t h,
 			  uint64_t cookie, uint64_t t0, uint64_t t1,
 			  uint64_t delay)
 {
-	EXPECT_EQ_U(ev->handle, h);
-	EXPECT_EQ_U(ev->cookie, cookie);
-	EXPECT_GE_U(ev->deadline, t0 + delay);
-	EXPECT_LE_U(ev->deadline, t1 + delay);
-	EXPECT_GE_U(ev->expired, ev->deadline);
-	EXPECT_EQ_U(ev->overrun, 0);
-	EXPECT_EQ(ev->flags, 0);
-	EXPECT_EQ(ev->reserved, 0);
+	EXPECT_EQ(ev->handle, h);
+	EXPECT_EQ(ev->cookie, cookie);
+	EXPECT_GE(ev->deadline, t0 + delay);
+	EXPECT_LE(ev->deadline, t1 + delay);
+	EXPECT_GE(ev->expired, ev->deadline);
+	EXPECT_EQ(ev->overrun, 0ULL);
+	EXPECT_EQ(ev->flags, 0ULL);
+	EXPECT_EQ(ev->reserved, 0ULL);
 }
 
 TEST_F(tmo, oneshot_fires_once_then_handle_is_dead)
@@ -57,11 +59,11 @@ TEST_F(tmo, oneshot_fires_once_then_handle_is_dead)
 	uint64_t t0, t1, h;
 
 	t0 = now_ns();
-	h = tw_arm(self->fd, 0xc00c1e, 20 * MS);
+	h = tw_arm(_metadata, self->fd, 0xc00c1e, 20 * MS);
 	t1 = now_ns();
-	read_one(self->fd, &ev);
-	EXPECT_GE_U(now_ns(), t0 + 20 * MS);
-	check_oneshot(&ev, h, 0xc00c1e, t0, t1, 20 * MS);
+	read_one(_metadata, self->fd, &ev);
+	EXPECT_GE(now_ns(), t0 + 20 * MS);
+	check_oneshot(_metadata, &ev, h, 0xc00c1e, t0, t1, 20 * MS);
 	sleep_ns(50 * MS);
 	EXPECT_TRUE(tw_nothing_ready(self->fd));
 	EXPECT_EQ(tw_cancel(self->fd, h), -ENOENT);
@@ -73,10 +75,10 @@ TEST_F(tmo, zero_delay_fires_at_once)
 {
 	struct twheel_event ev;
 	uint64_t t0 = now_ns();
-	uint64_t h = tw_arm(self->fd, 5, 0);
+	uint64_t h = tw_arm(_metadata, self->fd, 5, 0);
 
-	read_one(self->fd, &ev);
-	check_oneshot(&ev, h, 5, t0, now_ns(), 0);
+	read_one(_metadata, self->fd, &ev);
+	check_oneshot(_metadata, &ev, h, 5, t0, now_ns(), 0);
 }
 
 TEST_F(tmo, abs_deadline_is_kept)
@@ -86,10 +88,10 @@ TEST_F(tmo, abs_deadline_is_kept)
 
 	ASSERT_EQ(tw_arm_full(self->fd, 1, deadline, 0, TWHEEL_ARM_ABS, 0, &h),
 		  0);
-	read_one(self->fd, &ev);
-	EXPECT_GE_U(now_ns(), deadline);
-	EXPECT_EQ_U(ev.deadline, deadline);
-	EXPECT_GE_U(ev.expired, deadline);
+	read_one(_metadata, self->fd, &ev);
+	EXPECT_GE(now_ns(), deadline);
+	EXPECT_EQ(ev.deadline, deadline);
+	EXPECT_GE(ev.expired, deadline);
 }
 
 TEST_F(tmo, abs_deadline_in_the_past_fires_at_once)
@@ -99,10 +101,10 @@ TEST_F(tmo, abs_deadline_in_the_past_fires_at_once)
 
 	ASSERT_EQ(tw_arm_full(self->fd, 1, deadline, 0, TWHEEL_ARM_ABS, 0, &h),
 		  0);
-	read_one(self->fd, &ev);
-	EXPECT_EQ_U(ev.deadline, deadline);
-	EXPECT_GE_U(ev.expired, deadline);
-	EXPECT_EQ_U(ev.overrun, 0);
+	read_one(_metadata, self->fd, &ev);
+	EXPECT_EQ(ev.deadline, deadline);
+	EXPECT_GE(ev.expired, deadline);
+	EXPECT_EQ(ev.overrun, 0ULL);
 }
 
 /* A deadline of 0 (boot time) is a valid absolute time, long past. */
@@ -112,8 +114,8 @@ TEST_F(tmo, abs_deadline_zero_fires_at_once)
 	uint64_t h;
 
 	ASSERT_EQ(tw_arm_full(self->fd, 1, 0, 0, TWHEEL_ARM_ABS, 0, &h), 0);
-	read_one(self->fd, &ev);
-	EXPECT_EQ_U(ev.deadline, 0);
+	read_one(_metadata, self->fd, &ev);
+	EXPECT_EQ(ev.deadline, 0ULL);
 }
 
 TEST_F(tmo, arm_on_each_online_cpu)
@@ -125,9 +127,9 @@ TEST_F(tmo, arm_on_each_online_cpu)
 	for (cpu = 0; cpu < n; cpu++) {
 		ASSERT_EQ(tw_arm_full(self->fd, cpu, 5 * MS, 0, TWHEEL_ARM_CPU,
 				      cpu, &h), 0);
-		read_one(self->fd, &ev);
-		EXPECT_EQ_U(ev.cookie, cpu);
-		EXPECT_GE_U(ev.expired, ev.deadline);
+		read_one(_metadata, self->fd, &ev);
+		EXPECT_EQ(ev.cookie, (uint64_t)cpu);
+		EXPECT_GE(ev.expired, ev.deadline);
 	}
 }
 
@@ -143,14 +145,15 @@ TEST_F(tmo, periodic_fixed_rate_deadlines)
 
 	ASSERT_EQ(tw_arm_full(self->fd, 3, period, period, 0, 0, &h), 0);
 	for (i = 0; i < 6; i++) {
-		read_one(self->fd, &ev);
-		EXPECT_EQ_U(ev.handle, h);
+		read_one(_metadata, self->fd, &ev);
+		EXPECT_EQ(ev.handle, h);
 		EXPECT_EQ(ev.flags, TWHEEL_EV_PERIODIC);
-		EXPECT_GE_U(ev.expired, ev.deadline);
-		if (i == 0)
-			EXPECT_GE_U(ev.deadline, t0 + period);
-		else
-			EXPECT_EQ_U(ev.deadline, next);
+		EXPECT_GE(ev.expired, ev.deadline);
+		if (i == 0) {
+			EXPECT_GE(ev.deadline, t0 + period);
+		} else {
+			EXPECT_EQ(ev.deadline, next);
+		}
 		next = ev.deadline + (ev.overrun + 1) * period;
 	}
 	EXPECT_EQ(tw_cancel(self->fd, h), 0);
@@ -165,15 +168,15 @@ TEST_F(tmo, periodic_fixed_rate_overrun)
 	ASSERT_EQ(tw_arm_full(self->fd, 3, period, period, 0, 0, &h), 0);
 	sleep_ns(125 * MS);
 	t_read = now_ns();
-	ASSERT_EQ(tw_read(self->fd, ev, 4), 1);
+	ASSERT_EQ(tw_read(_metadata, self->fd, ev, 4), 1);
 	first = ev[0].deadline;
 	/* Every period boundary up to the read is accounted for. */
-	EXPECT_LE_U(first + ev[0].overrun * period, now_ns());
-	EXPECT_GE_U(first + (ev[0].overrun + 1) * period, t_read);
-	EXPECT_GE_U(ev[0].overrun, 9);
+	EXPECT_LE(first + ev[0].overrun * period, now_ns());
+	EXPECT_GE(first + (ev[0].overrun + 1) * period, t_read);
+	EXPECT_GE(ev[0].overrun, 9ULL);
 	/* The next one is the first boundary after the read. */
-	read_one(self->fd, &ev[1]);
-	EXPECT_EQ_U(ev[1].deadline, first + (ev[0].overrun + 1) * period);
+	read_one(_metadata, self->fd, &ev[1]);
+	EXPECT_EQ(ev[1].deadline, first + (ev[0].overrun + 1) * period);
 	EXPECT_EQ(tw_cancel(self->fd, h), 0);
 }
 
@@ -187,15 +190,15 @@ TEST_F(tmo, periodic_fixed_delay)
 			      TWHEEL_ARM_FIXED_DELAY, 0, &h), 0);
 	sleep_ns(100 * MS);
 	before = now_ns();
-	ASSERT_EQ(tw_read(self->fd, &ev, 1), 1);
+	ASSERT_EQ(tw_read(_metadata, self->fd, &ev, 1), 1);
 	after = now_ns();
-	EXPECT_EQ_U(ev.overrun, 0);
+	EXPECT_EQ(ev.overrun, 0ULL);
 	EXPECT_EQ(ev.flags, TWHEEL_EV_PERIODIC);
-	read_one(self->fd, &ev);
-	EXPECT_GE_U(ev.deadline, before + period);
-	EXPECT_LE_U(ev.deadline, after + period);
-	EXPECT_GE_U(ev.expired, ev.deadline);
-	EXPECT_EQ_U(ev.overrun, 0);
+	read_one(_metadata, self->fd, &ev);
+	EXPECT_GE(ev.deadline, before + period);
+	EXPECT_LE(ev.deadline, after + period);
+	EXPECT_GE(ev.expired, ev.deadline);
+	EXPECT_EQ(ev.overrun, 0ULL);
 	EXPECT_EQ(tw_cancel(self->fd, h), 0);
 }
 
@@ -208,25 +211,25 @@ TEST_F(tmo, periodic_queues_one_record_at_most)
 	ASSERT_EQ(tw_arm_full(self->fd, 0, 0, self->info.tick_ns, 0, 0, &h), 0);
 	sleep_ns(60 * MS);
 	EXPECT_EQ(tw_fdinfo(self->fd, "queued"), 1);
-	ASSERT_EQ(tw_read(self->fd, ev, 8), 1);
-	EXPECT_GE_U(ev[0].overrun, 10);
+	ASSERT_EQ(tw_read(_metadata, self->fd, ev, 8), 1);
+	EXPECT_GE(ev[0].overrun, 10ULL);
 }
 
 TEST_F(tmo, rearm_moves_the_deadline)
 {
-	uint64_t h = tw_arm(self->fd, 6, 10 * SEC), t0, t1;
+	uint64_t h = tw_arm(_metadata, self->fd, 6, 10 * SEC), t0, t1;
 	struct twheel_event ev;
 
 	t0 = now_ns();
 	ASSERT_EQ(tw_rearm(self->fd, h, 20 * MS, 0), 0);
 	t1 = now_ns();
-	read_one(self->fd, &ev);
-	check_oneshot(&ev, h, 6, t0, t1, 20 * MS);
+	read_one(_metadata, self->fd, &ev);
+	check_oneshot(_metadata, &ev, h, 6, t0, t1, 20 * MS);
 }
 
 TEST_F(tmo, rearm_later_pushes_back)
 {
-	uint64_t h = tw_arm(self->fd, 6, 200 * MS);
+	uint64_t h = tw_arm(_metadata, self->fd, 6, 200 * MS);
 	struct twheel_event ev;
 	int i;
 
@@ -236,26 +239,26 @@ TEST_F(tmo, rearm_later_pushes_back)
 		sleep_ns(30 * MS);
 	}
 	EXPECT_TRUE(tw_nothing_ready(self->fd));
-	read_one(self->fd, &ev);
-	EXPECT_EQ_U(ev.handle, h);
+	read_one(_metadata, self->fd, &ev);
+	EXPECT_EQ(ev.handle, h);
 }
 
 TEST_F(tmo, rearm_abs)
 {
-	uint64_t h = tw_arm(self->fd, 6, 10 * SEC);
+	uint64_t h = tw_arm(_metadata, self->fd, 6, 10 * SEC);
 	uint64_t deadline = now_ns() + 15 * MS;
 	struct twheel_event ev;
 
 	ASSERT_EQ(tw_rearm(self->fd, h, deadline, TWHEEL_ARM_ABS), 0);
-	read_one(self->fd, &ev);
-	EXPECT_EQ_U(ev.deadline, deadline);
-	EXPECT_GE_U(ev.expired, deadline);
+	read_one(_metadata, self->fd, &ev);
+	EXPECT_EQ(ev.deadline, deadline);
+	EXPECT_GE(ev.expired, deadline);
 }
 
 /* A fired one-shot timeout is live until read: re-arming drops its record. */
 TEST_F(tmo, rearm_drops_the_queued_record)
 {
-	uint64_t h = tw_arm(self->fd, 6, 0), t0;
+	uint64_t h = tw_arm(_metadata, self->fd, 6, 0), t0;
 	struct twheel_event ev;
 
 	ASSERT_TRUE(tw_wait_ready(self->fd, 2000));
@@ -263,9 +266,9 @@ TEST_F(tmo, rearm_drops_the_queued_record)
 	ASSERT_EQ(tw_rearm(self->fd, h, 500 * MS, 0), 0);
 	EXPECT_TRUE(tw_nothing_ready(self->fd));
 	EXPECT_EQ(tw_fdinfo(self->fd, "queued"), 0);
-	read_one(self->fd, &ev);
-	EXPECT_EQ_U(ev.handle, h);
-	EXPECT_GE_U(ev.deadline, t0 + 500 * MS);
+	read_one(_metadata, self->fd, &ev);
+	EXPECT_EQ(ev.handle, h);
+	EXPECT_GE(ev.deadline, t0 + 500 * MS);
 }
 
 TEST_F(tmo, rearm_keeps_the_period)
@@ -276,17 +279,17 @@ TEST_F(tmo, rearm_keeps_the_period)
 	ASSERT_EQ(tw_arm_full(self->fd, 0, 10 * SEC, period, 0, 0, &h), 0);
 	deadline = now_ns() + 5 * MS;
 	ASSERT_EQ(tw_rearm(self->fd, h, deadline, TWHEEL_ARM_ABS), 0);
-	read_one(self->fd, &ev);
-	EXPECT_EQ_U(ev.deadline, deadline);
+	read_one(_metadata, self->fd, &ev);
+	EXPECT_EQ(ev.deadline, deadline);
 	EXPECT_EQ(ev.flags, TWHEEL_EV_PERIODIC);
-	read_one(self->fd, &ev);
-	EXPECT_EQ_U(ev.deadline % period, deadline % period);
+	read_one(_metadata, self->fd, &ev);
+	EXPECT_EQ(ev.deadline % period, deadline % period);
 	EXPECT_EQ(tw_cancel(self->fd, h), 0);
 }
 
 TEST_F(tmo, cancel_pending_means_no_record)
 {
-	uint64_t h = tw_arm(self->fd, 0, 20 * MS);
+	uint64_t h = tw_arm(_metadata, self->fd, 0, 20 * MS);
 
 	EXPECT_EQ(tw_cancel(self->fd, h), 0);
 	sleep_ns(60 * MS);
@@ -298,7 +301,7 @@ TEST_F(tmo, cancel_pending_means_no_record)
 /* The record is already queued: a successful cancel takes it back. */
 TEST_F(tmo, cancel_after_expiry_before_read)
 {
-	uint64_t h = tw_arm(self->fd, 0, MS), other;
+	uint64_t h = tw_arm(_metadata, self->fd, 0, MS), other;
 	struct twheel_event ev;
 
 	ASSERT_TRUE(tw_wait_ready(self->fd, 2000));
@@ -307,9 +310,9 @@ TEST_F(tmo, cancel_after_expiry_before_read)
 	EXPECT_TRUE(tw_nothing_ready(self->fd));
 	EXPECT_EQ(tw_fdinfo(self->fd, "queued"), 0);
 	/* A later record is not the cancelled one. */
-	other = tw_arm(self->fd, 1, 0);
-	read_one(self->fd, &ev);
-	EXPECT_EQ_U(ev.handle, other);
+	other = tw_arm(_metadata, self->fd, 1, 0);
+	read_one(_metadata, self->fd, &ev);
+	EXPECT_EQ(ev.handle, other);
 	EXPECT_TRUE(tw_nothing_ready(self->fd));
 }
 
@@ -332,7 +335,7 @@ TEST_F(tmo, cancel_many_queued)
 	int i;
 
 	for (i = 0; i < 64; i++)
-		h[i] = tw_arm(self->fd, i, 0);
+		h[i] = tw_arm(_metadata, self->fd, i, 0);
 	sleep_ns(30 * MS);
 	for (i = 0; i < 64; i++)
 		EXPECT_EQ(tw_cancel(self->fd, h[i]), 0);
@@ -342,15 +345,15 @@ TEST_F(tmo, cancel_many_queued)
 /* Handles of one file mean nothing to another. */
 TEST_F(tmo, foreign_handle_enoent)
 {
-	int other = tw_open();
-	uint64_t h = tw_arm(self->fd, 9, 20 * MS);
+	int other = tw_open(_metadata);
+	uint64_t h = tw_arm(_metadata, self->fd, 9, 20 * MS);
 	struct twheel_event ev;
 
-	tw_arm(other, 0, 10 * SEC);
+	tw_arm(_metadata, other, 0, 10 * SEC);
 	EXPECT_EQ(tw_cancel(other, h), -ENOENT);
 	EXPECT_EQ(tw_rearm(other, h, SEC, 0), -ENOENT);
-	read_one(self->fd, &ev);
-	EXPECT_EQ_U(ev.handle, h);
+	read_one(_metadata, self->fd, &ev);
+	EXPECT_EQ(ev.handle, h);
 	EXPECT_TRUE(tw_nothing_ready(other));
 	close(other);
 }
@@ -362,19 +365,21 @@ TEST_F(tmo, handles_are_not_reused)
 	int i, j;
 
 	for (i = 0; i < 512; i++) {
-		seen[i] = tw_arm(self->fd, 0, 10 * SEC);
+		seen[i] = tw_arm(_metadata, self->fd, 0, 10 * SEC);
 		ASSERT_EQ(tw_cancel(self->fd, seen[i]), 0);
 	}
 	for (i = 0; i < 512; i++)
-		for (j = 0; j < i; j++)
-			ASSERT_NE_U(seen[i], seen[j]);
+		for (j = 0; j < i; j++) {
+			ASSERT_NE(seen[i], seen[j]);
+		}
 }
 
 /*
  * Arm @n timeouts in one batch; return the index of the first whose slot is
  * @slot, or -1. Then cancel them all in another batch.
  */
-static int arm_cancel_round(int fd, struct twheel_op *ops, int n,
+static int arm_cancel_round(struct __test_metadata *const _metadata, int fd,
+			    struct twheel_op *ops, int n,
 			    uint32_t slot, uint64_t *found)
 {
 	int i, hit = -1;
@@ -413,12 +418,13 @@ TEST_F_TIMEOUT(tmo, reused_slot_gets_new_generation, 90)
 		n = self->info.max_pending;
 	ops = calloc(n, sizeof(*ops));
 	ASSERT_TRUE(ops != NULL);
-	first = tw_arm(self->fd, 0, 10 * SEC);
+	first = tw_arm(_metadata, self->fd, 0, 10 * SEC);
 	ASSERT_EQ(tw_cancel(self->fd, first), 0);
 	for (done = 0; hit < 0 && done <= slots; done += n)
-		hit = arm_cancel_round(self->fd, ops, n, (uint32_t)first, &h);
+		hit = arm_cancel_round(_metadata, self->fd, ops, n,
+				       (uint32_t)first, &h);
 	ASSERT_GE(hit, 0);
-	EXPECT_NE_U(h, first);
+	EXPECT_NE(h, first);
 	EXPECT_EQ(tw_cancel(self->fd, first), -ENOENT);
 	EXPECT_EQ(tw_rearm(self->fd, first, SEC, 0), -ENOENT);
 	free(ops);
@@ -434,40 +440,40 @@ TEST_F(tmo, dead_handle_misses_the_timeout_reusing_its_slot)
 	struct twheel_event ev;
 	uint64_t old, h;
 
-	old = tw_arm(self->fd, 1, 10 * SEC);
+	old = tw_arm(_metadata, self->fd, 1, 10 * SEC);
 	ASSERT_EQ(tw_cancel(self->fd, old), 0);
-	h = tw_arm(self->fd, 2, 20 * MS);
+	h = tw_arm(_metadata, self->fd, 2, 20 * MS);
 	EXPECT_EQ((uint32_t)h, (uint32_t)old);
-	EXPECT_NE_U(h, old);
+	EXPECT_NE(h, old);
 	EXPECT_EQ(tw_cancel(self->fd, old), -ENOENT);
 	EXPECT_EQ(tw_rearm(self->fd, old, MS, 0), -ENOENT);
-	read_one(self->fd, &ev);
-	EXPECT_EQ_U(ev.handle, h);
-	EXPECT_EQ_U(ev.cookie, 2);
+	read_one(_metadata, self->fd, &ev);
+	EXPECT_EQ(ev.handle, h);
+	EXPECT_EQ(ev.cookie, 2ULL);
 
 	/* h died when its record was read; its slot goes to the next arm. */
 	old = h;
-	h = tw_arm(self->fd, 3, 20 * MS);
+	h = tw_arm(_metadata, self->fd, 3, 20 * MS);
 	EXPECT_EQ((uint32_t)h, (uint32_t)old);
-	EXPECT_NE_U(h, old);
+	EXPECT_NE(h, old);
 	EXPECT_EQ(tw_cancel(self->fd, old), -ENOENT);
 	EXPECT_EQ(tw_rearm(self->fd, old, 10 * SEC, 0), -ENOENT);
-	read_one(self->fd, &ev);
-	EXPECT_EQ_U(ev.handle, h);
-	EXPECT_EQ_U(ev.cookie, 3);
+	read_one(_metadata, self->fd, &ev);
+	EXPECT_EQ(ev.handle, h);
+	EXPECT_EQ(ev.cookie, 3ULL);
 	EXPECT_EQ(tw_fdinfo(self->fd, "pending"), 0);
 }
 
 /* A generation of 0 is never handed out: slot-only handles name nothing. */
 TEST_F(tmo, handle_without_generation_enoent)
 {
-	uint64_t h = tw_arm(self->fd, 0, 10 * SEC);
+	uint64_t h = tw_arm(_metadata, self->fd, 0, 10 * SEC);
 
 	ASSERT_EQ(tw_cancel(self->fd, h), 0);
-	EXPECT_NE_U(h >> 32, 0);
+	EXPECT_NE(h >> 32, 0ULL);
 	EXPECT_EQ(tw_cancel(self->fd, (uint32_t)h), -ENOENT);
 	EXPECT_EQ(tw_rearm(self->fd, (uint32_t)h, SEC, 0), -ENOENT);
-	h = tw_arm(self->fd, 0, 10 * SEC);
+	h = tw_arm(_metadata, self->fd, 0, 10 * SEC);
 	EXPECT_EQ(tw_cancel(self->fd, (uint32_t)h), -ENOENT);
 	EXPECT_EQ(tw_cancel(self->fd, h), 0);
 }
@@ -478,13 +484,13 @@ TEST_F(tmo, handle_without_generation_enoent)
  */
 TEST_F(tmo, reused_slots_of_two_files_stay_apart)
 {
-	int other = tw_open(), i;
+	int other = tw_open(_metadata), i;
 	uint64_t a, b;
 
 	for (i = 0; i < 1000; i++) {
-		a = tw_arm(self->fd, 0, 10 * SEC);
-		b = tw_arm(other, 0, 10 * SEC);
-		ASSERT_NE_U(a, b);
+		a = tw_arm(_metadata, self->fd, 0, 10 * SEC);
+		b = tw_arm(_metadata, other, 0, 10 * SEC);
+		ASSERT_NE(a, b);
 		ASSERT_EQ(tw_cancel(other, a), -ENOENT);
 		ASSERT_EQ(tw_rearm(self->fd, b, SEC, 0), -ENOENT);
 		ASSERT_EQ(tw_cancel(self->fd, a), 0);

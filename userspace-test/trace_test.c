@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <linux/twheel.h>
 
-#include "harness.h"
+#include "../kselftest_harness.h"
 #include "twheel_util.h"
 
 #define TRACEFS		"/sys/kernel/tracing"
@@ -74,8 +74,8 @@ FIXTURE_SETUP(trace)
 	if (stat(TRACEFS "/events", &st) != 0)
 		mount("tracefs", TRACEFS, "tracefs", 0, NULL);
 	if (stat(TRACEFS "/events", &st) != 0)
-		SKIP("no tracefs at " TRACEFS);
-	self->fd = tw_open();
+		SKIP(return, "no tracefs at " TRACEFS);
+	self->fd = tw_open(_metadata);
 	ASSERT_EQ(tracefs_write("trace", ""), 0);
 	ASSERT_EQ(tracefs_write("events/twheel/enable", "1"), 0);
 	ASSERT_EQ(tracefs_write("tracing_on", "1"), 0);
@@ -110,11 +110,11 @@ TEST_F(trace, arm_cancel_and_expire_are_recorded)
 	uint64_t h;
 	char *log;
 
-	h = tw_arm(self->fd, 1, 10 * SEC);
+	h = tw_arm(_metadata, self->fd, 1, 10 * SEC);
 	ASSERT_EQ(tw_cancel(self->fd, h), 0);
-	tw_arm(self->fd, 2, 5 * MS);
-	ASSERT_EQ(tw_read(self->fd, &ev, 1), 1);
-	EXPECT_EQ_U(ev.cookie, 2);
+	tw_arm(_metadata, self->fd, 2, 5 * MS);
+	ASSERT_EQ(tw_read(_metadata, self->fd, &ev, 1), 1);
+	EXPECT_EQ(ev.cookie, 2ULL);
 	ASSERT_EQ(tracefs_write("events/twheel/enable", "0"), 0);
 
 	log = tracefs_read_trace();
@@ -132,7 +132,8 @@ TEST_F(trace, disabled_events_record_nothing)
 
 	ASSERT_EQ(tracefs_write("events/twheel/enable", "0"), 0);
 	ASSERT_EQ(tracefs_write("trace", ""), 0);
-	ASSERT_EQ(tw_cancel(self->fd, tw_arm(self->fd, 3, 10 * SEC)), 0);
+	ASSERT_EQ(tw_cancel(self->fd, tw_arm(_metadata, self->fd, 3, 10 * SEC)),
+		  0);
 	log = tracefs_read_trace();
 	ASSERT_TRUE(log != NULL);
 	EXPECT_TRUE(strstr(log, "twheel_") == NULL);

@@ -4,14 +4,22 @@
  *
  * Thin wrappers around the ioctls that return 0 or -errno (so a test can
  * compare against the errno it expects), a clock, record reading, and pages
- * with chosen protections for the fault tests. They must be called from a
- * test body (ASSERT on setup failures).
+ * with chosen protections for the fault tests.
+ *
+ * The tests use the kernel's kselftest_harness.h (taken from a kernel
+ * source tree at build time, see the Makefile). Helpers that check
+ * something take the test's "_metadata" as their first argument, as in
+ * the kernel's own selftests, and may only be called from a test's main
+ * thread (setup, body or teardown). The others (tw_ioctl(), tw_arm_full(),
+ * tw_rearm(), tw_cancel(), tw_batch(), tw_read_nocheck(), tw_wait_ready(),
+ * ...) check nothing and are what threads a test starts may call.
  */
 #ifndef TWHEEL_UTIL_H
 #define TWHEEL_UTIL_H
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -22,7 +30,7 @@
 #include <unistd.h>
 #include <linux/twheel.h>
 
-#include "harness.h"
+#include "../kselftest_harness.h"
 
 #define TW_DEV		"/dev/twheel"
 #define MS		1000000ULL
@@ -51,22 +59,30 @@ static inline int tw_ioctl(int fd, unsigned long cmd, void *arg)
 	return ioctl(fd, cmd, arg) < 0 ? -errno : 0;
 }
 
-static inline int tw_open_flags(int flags)
+/*
+ * Open the device. Without it (module not loaded) the test ends as skipped
+ * right here: the test's process exits with KSFT_SKIP, which the harness
+ * reports as a skip; unless the test already failed, which it stays.
+ */
+static inline int tw_open_flags(struct __test_metadata *const _metadata,
+				int flags)
 {
 	int fd = open(TW_DEV, O_RDWR | O_CLOEXEC | flags);
 
-	if (fd < 0 && errno == ENOENT)
-		SKIP(TW_DEV " does not exist (module not loaded?)");
+	if (fd < 0 && errno == ENOENT && _metadata->exit_code != KSFT_FAIL)
+		SKIP(_exit(KSFT_SKIP),
+		     TW_DEV " does not exist (module not loaded?)");
 	ASSERT_GE(fd, 0);
 	return fd;
 }
 
-static inline int tw_open(void)
+static inline int tw_open(struct __test_metadata *const _metadata)
 {
-	return tw_open_flags(0);
+	return tw_open_flags(_metadata, 0);
 }
 
-static inline void tw_info(int fd, struct twheel_info *info)
+static inline void tw_info(struct __test_metadata *const _metadata, int fd,
+			   struct twheel_info *info)
 {
 	memset(info, 0, sizeof(*info));
 	ASSERT_EQ(tw_ioctl(fd, TWHEEL_IOC_INFO, info), 0);
@@ -88,12 +104,13 @@ static inline int tw_arm_full(int fd, uint64_t cookie, uint64_t expires,
 }
 
 /* Arm a one-shot timeout after @delay; ASSERTs success. */
-static inline uint64_t tw_arm(int fd, uint64_t cookie, uint64_t delay)
+static inline uint64_t tw_arm(struct __test_metadata *const _metadata, int fd,
+			      uint64_t cookie, uint64_t delay)
 {
 	uint64_t h;
 
 	ASSERT_EQ(tw_arm_full(fd, cookie, delay, 0, 0, 0, &h), 0);
-	ASSERT_NE_U(h, 0);
+	ASSERT_NE(h, 0ULL);
 	return h;
 }
 
@@ -124,16 +141,34 @@ static inline int tw_batch(int fd, void *ops, uint32_t count,
 	return tw_ioctl(fd, TWHEEL_IOC_BATCH, &b);
 }
 
-/* read() of up to @n records: number of records, or -errno. */
-static inline int tw_read(int fd, struct twheel_event *ev, int n)
+/* What tw_read_nocheck() returns for a read() of part of a record. */
+#define TW_PARTIAL	INT_MIN
+
+/*
+ * read() of up to @n records: number of records, -errno, or TW_PARTIAL
+ * when read() returned a length that is not a whole number of records.
+ */
+static inline int tw_read_nocheck(int fd, struct twheel_event *ev, int n)
 {
 	ssize_t r = read(fd, ev, (size_t)n * sizeof(*ev));
 
 	if (r < 0)
 		return -errno;
 	if (r % sizeof(*ev))
-		TH_FAIL(1, "read returned %zd, not whole records", r);
+		return TW_PARTIAL;
 	return (int)(r / sizeof(*ev));
+}
+
+/* The same for a test's main thread: part of a record fails the test. */
+static inline int tw_read(struct __test_metadata *const _metadata, int fd,
+			  struct twheel_event *ev, int n)
+{
+	int r = tw_read_nocheck(fd, ev, n);
+
+	ASSERT_NE(TW_PARTIAL, r) {
+		TH_LOG("read() returned part of a record");
+	}
+	return r;
 }
 
 /* Wait up to @ms for the file to become readable: 1 if it did. */
@@ -175,7 +210,8 @@ static inline long long tw_fdinfo(int fd, const char *key)
  * Two adjacent pages: the first read-write, the second with @prot2. Returns
  * the boundary (start of the second page).
  */
-static inline char *tw_guard_pages(int prot2)
+static inline char *tw_guard_pages(struct __test_metadata *const _metadata,
+				   int prot2)
 {
 	long pg = sysconf(_SC_PAGESIZE);
 	char *p = mmap(NULL, 2 * pg, PROT_READ | PROT_WRITE,

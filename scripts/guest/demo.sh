@@ -39,7 +39,7 @@ demo() {
 	done
 	if [ -x /tests/twheel-demo ]; then
 		echo
-		echo "Running the demo program (userspace-test/twheel-demo):"
+		echo "Running the demo program (samples/twheel-demo.c):"
 		show timeout 60 /tests/twheel-demo
 		echo "(twheel-demo exited with status $?)"
 		echo

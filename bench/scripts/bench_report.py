@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """bench_report.py - turn the bench guest's results into a table, JSON and plots.
 
-Reads the results channel of one `make bench` guest run (scripts/bench-guest.sh
+Reads the results channel of one `make bench` guest run (bench/scripts/bench-guest.sh
 writes one JSON object per line, from twbench and from twheel_bench.ko), and
 writes into --out:
 
@@ -493,7 +493,7 @@ def plot_lateness(recs, load, png, out_dir):
     return png if gnuplot("\n".join(lines) + "\n", out_dir) else None
 
 
-DOC_BEGIN = ".. BEGIN GENERATED RESULTS (scripts/bench_report.py --doc; do not edit by hand)"
+DOC_BEGIN = ".. BEGIN GENERATED RESULTS (bench/scripts/bench_report.py --doc; do not edit by hand)"
 DOC_END = ".. END GENERATED RESULTS"
 
 

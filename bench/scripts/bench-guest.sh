@@ -2,12 +2,12 @@
 # shellcheck shell=sh
 #
 # bench-guest.sh - guest payload of `make bench` (run by scripts/vm-run as
-# /payload.sh inside the stock 6.12 guest; see scripts/bench.sh).
+# /payload.sh inside the stock 6.12 guest; see bench/scripts/bench.sh).
 #
 # Runs every workload of Documentation/benchmarks.rst against every peer, in
 # one guest boot so the ratios compare like with like. Each measurement is a
 # line of JSON on the results channel (fd 3, /dev/ttyS1); progress lines
-# ("bench: [k/n] ...") go to the console, which scripts/bench.sh shows.
+# ("bench: [k/n] ...") go to the console, which bench/scripts/bench.sh shows.
 # BENCH_QUICK=1 (from /etc/twheel.env) runs the short version.
 # shellcheck source=scripts/guest/lib.sh
 . /lib/twheel-guest.sh

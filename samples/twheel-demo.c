@@ -22,7 +22,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,9 +41,9 @@
 
 /* One simulated request. */
 struct request {
-	uint64_t handle;	/* its timeout, from TWHEEL_OP_ARM */
-	uint64_t timeout;	/* relative timeout, ns */
-	uint64_t respond_at;	/* absolute time of its response; 0: never */
+	__u64 handle;	/* its timeout, from TWHEEL_OP_ARM */
+	__u64 timeout;	/* relative timeout, ns */
+	__u64 respond_at;	/* absolute time of its response; 0: never */
 	int done;		/* responded (timeout cancelled) or timed out */
 };
 
@@ -54,20 +53,20 @@ static struct request req[NR_REQUESTS];
 static struct {
 	unsigned int armed, cancelled, timed_out, ticks, tick_overruns;
 	unsigned int early, unknown;
-	uint64_t max_late, sum_late;
+	__u64 max_late, sum_late;
 } stats;
 
-static uint64_t t_start;
+static __u64 t_start;
 
-static uint64_t now_ns(void)
+static __u64 now_ns(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * SEC + ts.tv_nsec;
+	return (__u64)ts.tv_sec * SEC + ts.tv_nsec;
 }
 
-static double secs(uint64_t t)
+static double secs(__u64 t)
 {
 	return (double)(t - t_start) / SEC;
 }
@@ -79,7 +78,7 @@ static void die(const char *what)
 }
 
 /* Arm the periodic tick: first after one period, then every period. */
-static uint64_t arm_tick(int fd)
+static __u64 arm_tick(int fd)
 {
 	struct twheel_arm arm = {
 		.cookie = TICK_COOKIE,
@@ -102,7 +101,7 @@ static void plan_requests(void)
 	int i;
 
 	for (i = 0; i < NR_REQUESTS; i++) {
-		req[i].timeout = 500 * MS + (uint64_t)(rand() % 4000) * MS;
+		req[i].timeout = 500 * MS + (__u64)(rand() % 4000) * MS;
 		if (rand() % 100 < 95)
 			req[i].respond_at = t_start + 10 * MS +
 				req[i].timeout * (rand() % 90) / 100;
@@ -148,14 +147,14 @@ static void arm_requests(int fd, unsigned int max_batch)
  * Cancel, in one batch, the timeouts of every request whose response is
  * due by @now. Returns the time of the next response, or 0 if none is left.
  */
-static uint64_t respond(int fd, uint64_t now)
+static __u64 respond(int fd, __u64 now)
 {
 	static struct twheel_op ops[NR_REQUESTS];
 	static int idx[NR_REQUESTS];
 	struct twheel_batch batch = {
 		.ops = (uintptr_t)ops, .op_size = sizeof(ops[0]),
 	};
-	uint64_t next = 0;
+	__u64 next = 0;
 	int i, n = 0;
 
 	for (i = 0; i < NR_REQUESTS; i++) {
@@ -188,7 +187,7 @@ static uint64_t respond(int fd, uint64_t now)
 /* Print one expiry record and count it. */
 static void handle_record(const struct twheel_event *ev)
 {
-	uint64_t late = ev->expired - ev->deadline;
+	__u64 late = ev->expired - ev->deadline;
 
 	if (ev->expired < ev->deadline) {
 		stats.early++;
@@ -254,7 +253,7 @@ int main(void)
 {
 	struct epoll_event e = { .events = EPOLLIN };
 	struct twheel_info info = { 0 };
-	uint64_t tick, next, now, end;
+	__u64 tick, next, now, end;
 	struct twheel_cancel cancel;
 	int fd, ep, wait_ms;
 
@@ -264,9 +263,10 @@ int main(void)
 		die("open /dev/twheel");
 	if (ioctl(fd, TWHEEL_IOC_INFO, &info))
 		die("TWHEEL_IOC_INFO");
-	printf("twheel ABI %u: tick %llu us, longest delay %llu days, %u timeouts per file, %u per batch\n",
+	printf("twheel ABI %u: tick %llu us, longest delay %llu days\n",
 	       info.api_version, (unsigned long long)info.tick_ns / 1000,
-	       (unsigned long long)(info.max_delay_ns / (86400 * SEC)),
+	       (unsigned long long)(info.max_delay_ns / (86400 * SEC)));
+	printf("at most %u timeouts per file, %u per batch\n",
 	       info.max_pending, info.max_batch);
 
 	ep = epoll_create1(EPOLL_CLOEXEC);
@@ -285,7 +285,7 @@ int main(void)
 
 	next = respond(fd, now_ns());
 	while ((now = now_ns()) < end) {
-		uint64_t until = next && next < end ? next : end;
+		__u64 until = next && next < end ? next : end;
 
 		wait_ms = until > now ? (int)((until - now + MS - 1) / MS) : 0;
 		if (epoll_wait(ep, &e, 1, wait_ms) < 0 && errno != EINTR)

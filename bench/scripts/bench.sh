@@ -3,25 +3,29 @@
 #
 # bench.sh - `make bench`: twheel against its peers in one guest run.
 #
-# Builds the benchmark program (userspace-test/bench), twheel.ko and the
-# in-kernel bench module (kmod/bench) for Debian's stock 6.12 kernel, boots
-# that kernel once under QEMU (TCG, 2 vCPUs) with scripts/vm-run and
-# scripts/bench-guest.sh as the payload, then turns the guest's JSON lines
-# into a table on the terminal, a JSON file and PNG plots
-# (scripts/bench_report.py, gnuplot). Progress is shown while the guest runs.
+# Builds the benchmark program (bench/src), twheel.ko and the in-kernel
+# bench module (bench/kmod) for Debian's stock 6.12 kernel, boots that
+# kernel once under QEMU (TCG, 2 vCPUs) with scripts/vm-run and
+# bench/scripts/bench-guest.sh as the payload, then turns the guest's JSON
+# lines into a table on the terminal, a JSON file and PNG plots
+# (bench/scripts/bench_report.py, gnuplot). Progress is shown while the
+# guest runs.
 #
-# Usage: scripts/bench.sh [--quick] [--out DIR] [--ref GITREF] [--report-only]
+# Usage: bench/scripts/bench.sh [--quick] [--out DIR] [--ref GITREF] [--report-only]
 #   QUICK=1 in the environment is the same as --quick (the short run).
-#   --ref builds the modules from a commit (git archive) instead of the work
-#   tree (BENCH_REF=... in the environment does the same).
+#   --ref builds twheel.ko from a commit (git archive) instead of the work
+#   tree (BENCH_REF=... in the environment does the same); twheel_bench.ko
+#   always comes from the work tree's bench/kmod, built against that
+#   commit's kernel API header.
 #   --report-only re-renders the last run's results without booting.
 #   --doc (or BENCH_DOC=1) also writes the table and the plots into
 #   Documentation/benchmarks.rst (between its generated-results markers).
 # Outputs in DIR (default build/bench): results.json, table.txt, *.png,
 # run/ (console.log, results.log, qemu.cmd).
 set -euo pipefail
+BENCH_DIR=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=scripts/lib.sh
-. "$(dirname "$0")/lib.sh"
+. "$BENCH_DIR/../scripts/lib.sh"
 
 QUICK=${QUICK:-0}
 OUT=""
@@ -68,7 +72,7 @@ bench_deps() {
 build() {
 	local kdir stage=$OUT/stage src=()
 	log "bench: building twbench (static)"
-	make -s -C "$TWHEEL_ROOT/userspace-test/bench" O="$OUT/bin" >"$OUT/build.log" 2>&1 ||
+	make -s -C "$BENCH_DIR/src" O="$OUT/bin" >"$OUT/build.log" 2>&1 ||
 		{ cat "$OUT/build.log" >&2; die "bench: building twbench failed"; }
 	rm -rf "$stage"
 	mkdir -p "$stage/modules" "$stage/tests"
@@ -88,11 +92,14 @@ build() {
 	if "$TWHEEL_ROOT/scripts/build-kmod.sh" "$KERNEL" --fresh "${src[@]+"${src[@]}"}" --dest "$OUT/kmod-$KERNEL" \
 		>>"$OUT/build.log" 2>&1 && [ -f "$OUT/kmod-$KERNEL/kmod/twheel.ko" ]; then
 		cp "$OUT/kmod-$KERNEL/kmod/twheel.ko" "$stage/modules/"
-		# build-kmod.sh copied kmod/bench/ too; kmod/Kbuild does not build it.
-		if make -C "$kdir" M="$OUT/kmod-$KERNEL/kmod/bench" \
+		# twheel_bench.ko in its own copy, against the twheel.ko just built.
+		rm -rf "$OUT/bench-kmod-$KERNEL"
+		sync_tree "$BENCH_DIR/kmod" "$OUT/bench-kmod-$KERNEL"
+		if make -C "$kdir" M="$OUT/bench-kmod-$KERNEL" \
+			TWHEEL_KMOD="$OUT/kmod-$KERNEL/kmod" \
 			KBUILD_EXTRA_SYMBOLS="$OUT/kmod-$KERNEL/Module.symvers" \
 			modules >>"$OUT/build.log" 2>&1; then
-			cp "$OUT/kmod-$KERNEL/kmod/bench/twheel_bench.ko" "$stage/modules/"
+			cp "$OUT/bench-kmod-$KERNEL/twheel_bench.ko" "$stage/modules/"
 		else
 			log "bench: twheel_bench.ko did not build (see $OUT/build.log); in-kernel peers skipped"
 		fi
@@ -119,7 +126,7 @@ run_guest() {
 	log "bench: booting Linux $(stock_release "$KERNEL") in QEMU (TCG, 2 vCPUs, ${mem} MB)"
 	mkdir -p "$OUT/run"
 	: >"$OUT/run/console.log"
-	"$TWHEEL_ROOT/scripts/vm-run" --kernel "$KERNEL" --payload "$TWHEEL_ROOT/scripts/bench-guest.sh" \
+	"$TWHEEL_ROOT/scripts/vm-run" --kernel "$KERNEL" --payload "$BENCH_DIR/scripts/bench-guest.sh" \
 		--out "$OUT/run" --modules "$OUT/stage/modules" --tests "$OUT/stage/tests" \
 		--mem "$mem" --smp 2 --timeout "$timeout" --env "BENCH_QUICK=$QUICK" \
 		--append "quiet loglevel=4" "${files[@]+"${files[@]}"}" &
@@ -143,7 +150,7 @@ main() {
 	[ -s "$OUT/run/results.log" ] || die "bench: no results in $OUT/run/results.log"
 	local doc=()
 	[ "$DOC" != 1 ] || doc=(--doc "$TWHEEL_ROOT/Documentation/benchmarks.rst")
-	"$PY" "$TWHEEL_ROOT/scripts/bench_report.py" --results "$OUT/run/results.log" \
+	"$PY" "$BENCH_DIR/scripts/bench_report.py" --results "$OUT/run/results.log" \
 		--out "$OUT" --cmd "make bench$([ "$QUICK" = 1 ] && echo ' QUICK=1')" "${doc[@]+"${doc[@]}"}"
 	log "bench: done in $((SECONDS - t0)) s: $OUT/table.txt, $OUT/results.json, $OUT/*.png"
 }

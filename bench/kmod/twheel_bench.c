@@ -5,7 +5,7 @@
  * Drives the kernel's own timer_list (mod_timer/timer_delete), hrtimer
  * (hrtimer_start/hrtimer_try_to_cancel) and twheel's exported API
  * (twheel_arm/twheel_rearm/twheel_cancel) with the same workloads as the
- * userspace benchmark (userspace-test/bench/twbench.c), so the cost of the
+ * userspace benchmark (bench/src/twbench.c), so the cost of the
  * wheel itself can be told apart from the cost of the system call around it:
  *
  *   churn   "pending" far-away timeouts sit queued while a loop arms a short
@@ -17,7 +17,8 @@
  * Everything runs when the module is loaded, in a kthread bound to one CPU
  * (so every timer stays on that CPU's base), and insmod returns when it is
  * done. Each measurement is printed as one line of JSON prefixed with
- * "twheel_bench: " on the kernel log, which scripts/bench-guest.sh collects.
+ * "twheel_bench: " on the kernel log, which bench/scripts/bench-guest.sh
+ * collects.
  * Loops are bounded by an operation count and a time budget (time_ms); the
  * whole set runs "reps" times, peers interleaved, and the report takes the
  * best round of each. "kprim" lines give the cost of a clock read, a 64-bit
@@ -40,7 +41,11 @@
 #include <linux/vmalloc.h>
 #include <linux/xarray.h>
 
-#include "../twheel.h"
+#ifdef TWHEEL_BENCH_OLD_API_HEADER
+#include "twheel.h"
+#else
+#include <linux/twheel.h>
+#endif
 
 #define KB_WINDOW	512U
 #define KB_POOL		(8U * KB_WINDOW + 4096U)

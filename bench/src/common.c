@@ -5,7 +5,7 @@
  *
  * The JSON writer is deliberately tiny: one flat object per line, numbers
  * and strings and arrays of numbers only, which is all the report script
- * (scripts/bench_report.py) reads. Progress and diagnostics go to stderr so
+ * (bench/scripts/bench_report.py) reads. Progress and diagnostics go to stderr so
  * stdout stays machine-readable.
  */
 #define _GNU_SOURCE
