@@ -200,7 +200,7 @@ run_kernel() {
 		--out "$out" --tests "$TWHEEL_ROOT/userspace-test/out" \
 		--file "$out/root:/install-root" --file "$TWHEEL_ROOT/lib/out/lib_test:/tests/lib_test" \
 		--timeout "${TWHEEL_GUEST_TIMEOUT:-300}" \
-		--env "TWHEEL_TESTS=$TESTS" --env "TWHEEL_TEST_TIMEOUT=${TWHEEL_TEST_TIMEOUT:-120}" \
+		--env "TWHEEL_TESTS=$TESTS" --env "TWHEEL_TEST_TIMEOUT=${TWHEEL_TEST_TIMEOUT:-300}" \
 		--env "TWHEEL_RELEASE=$rel" "${show[@]+"${show[@]}"}" || rc=$?
 	[ "$rc" != 124 ] || timed=(--timed-out)
 	[ "$rc" = 0 ] || [ "$rc" = 124 ] || rec fail "$k" "qemu exited with status $rc (see $out/qemu.out)"

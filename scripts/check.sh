@@ -31,8 +31,8 @@
 #   --tests-dir DIR              test programs from DIR (no userspace-test build)
 #   --main-module NAME|none      module loaded first, removed last (default twheel)
 # Environment: TWHEEL_GUEST_TIMEOUT (seconds per guest; default: the
-# kernel's timeout column in scripts/kernels.conf), TWHEEL_TEST_TIMEOUT (seconds per test program,
-# default 120), TWHEEL_CACHE, TWHEEL_BUILD.
+# kernel's timeout column in scripts/kernels.conf), TWHEEL_TEST_TIMEOUT
+# (seconds per test program, default 300), TWHEEL_CACHE, TWHEEL_BUILD.
 # Outputs under build/check/: ledger.tsv, static/*.log, guest-<kernel>/.
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
@@ -243,7 +243,7 @@ run_guest() {
 		--out "$out" --modules "$out/modules" --tests "${TESTS_DIR:-$TWHEEL_ROOT/userspace-test/out}" \
 		--timeout "$timeout" --append "$append" \
 		--env "TWHEEL_SUITES=$suites" --env "TWHEEL_TESTS=${TESTS:-*_test}" \
-		--env "TWHEEL_TEST_TIMEOUT=${TWHEEL_TEST_TIMEOUT:-120}" --env "TWHEEL_MAIN_MODULE=$MAIN_MODULE" \
+		--env "TWHEEL_TEST_TIMEOUT=${TWHEEL_TEST_TIMEOUT:-300}" --env "TWHEEL_MAIN_MODULE=$MAIN_MODULE" \
 		--env "TWHEEL_MAIN_PARAMS=$params" "${show[@]+"${show[@]}"}" \
 		"${extra[@]+"${extra[@]}"}" || rc=$?
 	[ "$rc" != 124 ] || parse_args+=(--timed-out)

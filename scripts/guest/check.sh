@@ -9,7 +9,7 @@
 # kmemleak scan, dmesg.  Environment (from vm-run --env):
 #   TWHEEL_SUITES        which of "kunit example userspace" to run (default: all)
 #   TWHEEL_TESTS         shell glob of test programs to run (default: *_test)
-#   TWHEEL_TEST_TIMEOUT  seconds per test program (default 120)
+#   TWHEEL_TEST_TIMEOUT  seconds per test program (default 300)
 #   TWHEEL_MAIN_MODULE   module loaded first and removed last (default twheel;
 #                        "none" for self-contained modules such as the harness self-test)
 #   TWHEEL_MAIN_PARAMS   module parameters for it (e.g. max_pending=65536)
@@ -18,7 +18,7 @@
 
 SUITES=${TWHEEL_SUITES:-kunit example userspace}
 TESTS=${TWHEEL_TESTS:-*_test}
-TEST_TIMEOUT=${TWHEEL_TEST_TIMEOUT:-120}
+TEST_TIMEOUT=${TWHEEL_TEST_TIMEOUT:-300}
 MAIN=${TWHEEL_MAIN_MODULE:-twheel}
 MAIN_PARAMS=${TWHEEL_MAIN_PARAMS:-}
 MODDIR=/lib/twheel
