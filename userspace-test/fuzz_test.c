@@ -78,6 +78,7 @@ typedef unsigned long long u64;
 #define SENTINEL_PERIOD	(3 * MS)
 #define MAX_BATCH_OPS	24
 #define MAX_READ_RECS	64
+#define FINAL_WAVE	128
 
 /* Options. */
 static u64 opt_seed;
@@ -1249,6 +1250,15 @@ static void op_batch(int tid, struct rng *r, struct tfile *f)
 		expect[i] = 0;
 		if (p < 20) {
 			expect[i] = gen_invalid_op(r, f, &ops[i], t0, &whatv[i]);
+			/*
+			 * A made-up handle may be handed out by an arm earlier
+			 * in this batch (a slot comes back at once, with the
+			 * next generation): the model predicts those in order.
+			 */
+			if (expect[i] == -ENOENT) {
+				whatv[i] = NULL;
+				ADD(st_invalid, 1);
+			}
 		} else if (p < 50 || !f->nlive) {
 			gen_arm(r, f, &ops[i], t0);
 		} else if (p < 70) {
@@ -1554,6 +1564,49 @@ static void finish_file(int tid, struct tfile *f, u64 settle_ns)
 					      "but no read returned its record");
 					goto out;
 				}
+	/*
+	 * A last wave of one-shots due within 20 ms, some pinned to each
+	 * CPU, some absolute or already due: each must give one record.
+	 */
+	{
+		struct twheel_op ops[FINAL_WAVE];
+		struct rng r = { f->inst * 0x9e3779b97f4a7c15ULL ^ opt_seed };
+
+		t0 = now_ns();
+		for (i = 0; i < FINAL_WAVE; i++) {
+			memset(&ops[i], 0, sizeof(ops[i]));
+			ops[i].op = TWHEEL_OP_ARM;
+			ops[i].cookie = ((u64)f->inst << 32) | (uint32_t)++f->arm_ctr;
+			ops[i].expires = rn(&r, 20 * MS);
+			if (pct(&r, 20)) {
+				ops[i].flags |= TWHEEL_ARM_ABS;
+				ops[i].expires = pct(&r, 30) ? t0 - rn(&r, MS) :
+							       t0 + ops[i].expires;
+			}
+			if (ncpus_ok && pct(&r, 50)) {
+				ops[i].flags |= TWHEEL_ARM_CPU;
+				ops[i].cpu = cpus_ok[i % ncpus_ok];
+			}
+		}
+		ret = xioctl(f->fd, TWHEEL_IOC_BATCH, &(struct twheel_batch){
+			.ops = (uintptr_t)ops, .count = FINAL_WAVE,
+			.op_size = sizeof(ops[0]) });
+		seq = bump_seq(f);
+		if (ret) {
+			failf(tid, f, NULL, "final batch of arms returned %s",
+			      errname(ret));
+			goto out;
+		}
+		for (i = 0; i < FINAL_WAVE; i++) {
+			if (ops[i].result) {
+				failf(tid, f, NULL, "final arm %d returned %s", i,
+				      errname(ops[i].result));
+				goto out;
+			}
+			if (!model_arm(tid, f, &ops[i], ops[i].handle, t0, seq))
+				goto out;
+		}
+	}
 	/* Cancel the periodic timeouts and the far one-shots. */
 	for (i = 0; i < f->nlive + 1 && !stop; i++) {
 		e = i < f->nlive ? f->live[i] : f->sentinel;
