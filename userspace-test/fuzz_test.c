@@ -90,6 +90,8 @@ static int opt_files = 3;
 static struct twheel_info info;
 static bool have_report;	/* TWHEEL_CANCEL_REPORT */
 static bool have_stats;		/* TWHEEL_IOC_STATS */
+static bool have_get;		/* TWHEEL_IOC_GET */
+static bool have_drain;		/* TWHEEL_IOC_DRAIN */
 static int ncpus_ok;		/* CPUs a timeout may be pinned to */
 static int cpus_ok[1024];
 
@@ -272,7 +274,7 @@ static unsigned int nforeign;
 static u64 ops_done, st_records, st_oneshot_recs, st_periodic_recs,
 	st_overruns, st_invalid, st_enoent_race, st_reopen, st_reads,
 	st_eagain, st_batches, st_arms, st_cancels, st_rearms, st_lost,
-	st_oneshots_expected, st_polls;
+	st_oneshots_expected, st_polls, st_gets;
 
 #define ADD(v, n) __atomic_fetch_add(&(v), (n), __ATOMIC_RELAXED)
 #define LOAD(v) __atomic_load_n(&(v), __ATOMIC_ACQUIRE)
@@ -1135,6 +1137,86 @@ static void op_cancel(int tid, struct rng *r, struct tfile *f)
 	pthread_mutex_unlock(&f->m);
 }
 
+/* Check what TWHEEL_IOC_GET says of live timeout @e. Caller holds f->m. */
+static bool check_get(int tid, struct tfile *f, struct ent *e,
+		      const struct twheel_get *g, u64 t1)
+{
+	uint32_t flags = e->arm_flags & (TWHEEL_ARM_CPU | TWHEEL_ARM_FIXED_DELAY);
+
+	if (g->handle != e->handle || g->cookie != e->cookie ||
+	    g->period != e->period || g->flags != flags ||
+	    g->cpu != (flags & TWHEEL_ARM_CPU ? e->cpu : 0) || g->reserved ||
+	    (g->state != TWHEEL_STATE_ARMED && g->state != TWHEEL_STATE_QUEUED)) {
+		failf(tid, f, e, "GET of %#llx: handle %#llx cookie %#llx period "
+		      "%llu flags %#x cpu %u state %u reserved %u", e->handle,
+		      g->handle, g->cookie, g->period, g->flags, g->cpu,
+		      g->state, g->reserved);
+		return false;
+	}
+	if (g->deadline < e->floor) {
+		failf(tid, f, e, "GET of %#llx: deadline %llu before its lower "
+		      "bound %llu", e->handle, g->deadline, e->floor);
+		return false;
+	}
+	if (g->state == TWHEEL_STATE_QUEUED && g->deadline > t1) {
+		failf(tid, f, e, "GET of %#llx: queued at %llu, before its "
+		      "deadline %llu (fired early)", e->handle, t1, g->deadline);
+		return false;
+	}
+	if ((e->kind != FIXED_RATE || g->state != TWHEEL_STATE_QUEUED) &&
+	    g->overrun) {
+		failf(tid, f, e, "GET of %#llx (%s, state %u): overrun %llu",
+		      e->handle, kind_name[e->kind], g->state, g->overrun);
+		return false;
+	}
+	return true;
+}
+
+static void op_get(int tid, struct rng *r, struct tfile *f)
+{
+	struct twheel_get g;
+	struct ent *e;
+	u64 t0, t1, h;
+	int ret;
+
+	pthread_mutex_lock(&f->m);
+	t0 = now_ns();
+	e = pct(r, 85) ? pick_live(r, f, false, t0) : NULL;
+	if (!e && pct(r, 30))
+		e = f->sentinel;
+	h = e ? e->handle : dead_handle(r, f);
+	memset(&g, 0xa5, sizeof(g));
+	g.handle = h;
+	g.reserved = 0;
+	ret = xioctl(f->fd, TWHEEL_IOC_GET, &g);
+	t1 = now_ns();
+	ADD(st_gets, 1);
+	logop(tid, "get f%d %#llx -> %s state %u deadline %llu", f->idx, h,
+	      errname(ret), g.state, g.deadline);
+	e = lookup(f, h);
+	if (ret == 0 && e && e->state == LIVE) {
+		check_get(tid, f, e, &g, t1);
+	} else if (ret == -ENOENT && e && e->state == LIVE) {
+		/* Same as a cancel: only a read in flight may have taken it. */
+		if (e->kind != ONESHOT || !LOAD(f->inflight)) {
+			failf(tid, f, e, "GET of live %s %#llx returned -ENOENT "
+			      "(reads in flight: %d)", kind_name[e->kind], h,
+			      LOAD(f->inflight));
+		} else {
+			hist_add(e, 'N', t0, 0, 0);
+			live_del(f, e);
+			e->state = GONE_PENDING;
+			f->ngone++;
+			ADD(st_enoent_race, 1);
+		}
+	} else if (ret != -ENOENT || (e && e->state == LIVE)) {
+		failf(tid, f, e, "GET of %#llx (%s) returned %s", h,
+		      e ? state_name[e->state] : "not of this file",
+		      errname(ret));
+	}
+	pthread_mutex_unlock(&f->m);
+}
+
 /*
  * An invalid operation on a far live timeout (or none): the op and the
  * errno it must get. Applied, the re-arm would fire at once (an early
@@ -1534,8 +1616,12 @@ static void *worker_fn(void *arg)
 			do_read(w->tid, f, rand_read_size(r), R_NOWAIT, 0);
 		else if (p < 880)
 			do_read(w->tid, f, rand_read_size(r), R_BLOCK, 0);
-		else if (p < 997)
+		else if (p < 940)
 			do_read(w->tid, f, rand_read_size(r), R_POLL, rn(r, 5));
+		else if (p < 997 && have_get)
+			op_get(w->tid, r, f);
+		else if (p < 997)
+			do_read(w->tid, f, rand_read_size(r), R_NOWAIT, 0);
 		else
 			op_reopen(w->tid, r, f);
 		snprintf(tlogs[w->tid].doing, sizeof(tlogs[0].doing), "idle");
@@ -1564,6 +1650,42 @@ static void finish_file(int tid, struct tfile *f, u64 settle_ns)
 					      "but no read returned its record");
 					goto out;
 				}
+	/* Quiescent now: TWHEEL_IOC_DRAIN lists exactly the live timeouts. */
+	if (have_drain) {
+		struct twheel_get ent[64];
+		struct twheel_drain d = {
+			.entries = (uintptr_t)ent, .count = 64,
+			.entry_size = sizeof(ent[0]),
+		};
+		int listed = 0, want = f->nlive + !!f->sentinel;
+
+		for (;;) {
+			ret = xioctl(f->fd, TWHEEL_IOC_DRAIN, &d);
+			if (ret) {
+				failf(tid, f, NULL, "DRAIN returned %s", errname(ret));
+				goto out;
+			}
+			if (!d.filled)
+				break;
+			for (i = 0; i < (int)d.filled; i++) {
+				e = lookup(f, ent[i].handle);
+				if (!e || (e->state != LIVE)) {
+					failf(tid, f, e, "DRAIN listed %#llx, which "
+					      "the model has %s", ent[i].handle,
+					      e ? state_name[e->state] : "not");
+					goto out;
+				}
+				if (!check_get(tid, f, e, &ent[i], now_ns()))
+					goto out;
+				listed++;
+			}
+		}
+		if (listed != want) {
+			failf(tid, f, NULL, "DRAIN listed %d timeouts, the model "
+			      "has %d live", listed, want);
+			goto out;
+		}
+	}
 	/*
 	 * A last wave of one-shots due within 20 ms, some pinned to each
 	 * CPU, some absolute or already due: each must give one record.
@@ -1730,6 +1852,8 @@ TEST_F_TIMEOUT(fuzz, model, 6 * 3600)
 	ASSERT_EQ(xioctl(fd, TWHEEL_IOC_INFO, &info), 0);
 	close(fd);
 	have_stats = info.ioctls & TWHEEL_FEAT_STATS;
+	have_get = info.ioctls & TWHEEL_FEAT_GET;
+	have_drain = info.ioctls & TWHEEL_FEAT_DRAIN;
 	/* CANCEL_REPORT came with GET in API version 3. */
 	have_report = info.api_version >= 3 && (info.ioctls & TWHEEL_FEAT_GET);
 	setup_cpus();
@@ -1806,11 +1930,11 @@ TEST_F_TIMEOUT(fuzz, model, 6 * 3600)
 	       ", overruns %llu), reads %llu (EAGAIN %llu"
 	       "), polls %llu, arms %llu, re-arms %llu"
 	       ", cancels %llu, batches %llu, invalid ops %llu"
-	       ", read-vs-cancel races %llu, reopens %llu"
+	       ", gets %llu, read-vs-cancel races %llu, reopens %llu"
 	       ", one-shots awaited at the end %llu",
 	       st_records, st_oneshot_recs, st_periodic_recs, st_overruns,
 	       st_reads, st_eagain, st_polls, st_arms, st_rearms, st_cancels,
-	       st_batches, st_invalid, st_enoent_race, st_reopen,
+	       st_batches, st_invalid, st_gets, st_enoent_race, st_reopen,
 	       st_oneshots_expected);
 	if (failed) {
 		fputs(fail_msg, stdout);
