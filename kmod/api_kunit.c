@@ -364,6 +364,36 @@ static void api_tickless_when_empty(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, tw_base_timer_armed(cpu));
 }
 
+/*
+ * A timeout moved to another CPU leaves its old base empty: that base's
+ * hrtimer is cancelled at once (tickless), the new base's is armed.
+ */
+static void api_move_idles_the_old_base(struct kunit *test)
+{
+	struct probe *p = new_probe(test);
+	unsigned int from = cpumask_first(cpu_online_mask);
+	unsigned int to = cpumask_last(cpu_online_mask);
+	u64 start;
+
+	if (from == to)
+		kunit_skip(test, "needs two online CPUs");
+	pin_to_cpu(test, from);
+	KUNIT_ASSERT_FALSE(test, any_timer_armed());
+	p->deadline = ktime_get_ns() + 600 * NSEC_PER_SEC;
+	KUNIT_ASSERT_EQ(test, twheel_arm_abs(&p->t, p->deadline, from), 0);
+	KUNIT_EXPECT_TRUE(test, tw_base_timer_armed(from));
+	KUNIT_EXPECT_EQ(test, twheel_arm_abs(&p->t, p->deadline, to), 1);
+	KUNIT_EXPECT_FALSE(test, tw_base_timer_armed(from));
+	/* The other CPU programs its own hrtimer, on the kick's IPI. */
+	start = ktime_get_ns();
+	while (!tw_base_timer_armed(to) &&
+	       ktime_get_ns() - start < 5 * NSEC_PER_SEC)
+		msleep(20);
+	KUNIT_EXPECT_TRUE(test, tw_base_timer_armed(to));
+	KUNIT_EXPECT_EQ(test, twheel_cancel_sync(&p->t), 1);
+	KUNIT_EXPECT_FALSE(test, any_timer_armed());
+}
+
 static void api_hotplug_moves_timeouts(struct kunit *test)
 {
 	const unsigned int n = 1000;
@@ -729,6 +759,7 @@ static struct kunit_case api_cases[] = {
 	KUNIT_CASE(api_rearm_from_callback),
 	KUNIT_CASE_SLOW(api_races_from_all_cpus),
 	KUNIT_CASE(api_tickless_when_empty),
+	KUNIT_CASE(api_move_idles_the_old_base),
 	KUNIT_CASE_SLOW(api_hotplug_moves_timeouts),
 	KUNIT_CASE(api_shutdown_ignores_arms),
 	KUNIT_CASE(api_mod_flags_and_checks),
