@@ -36,10 +36,13 @@ mode_is() {
 	[ "$_got" = "$1" ]
 }
 
-# retrigger: replay the node's "add" event and wait for udev to handle it.
+# retrigger: replay the node's "add" event and wait until udev has handled
+# that very event. A bare `udevadm settle` after the trigger can return
+# before udevd has read the new uevent from its netlink socket (seen once in
+# CI: the override step saw the old rule's mode); `trigger --settle` waits
+# for the events it sent, by their synthetic UUIDs.
 retrigger() {
-	udevadm trigger --action=add --sysname-match=twheel &&
-		udevadm settle --timeout=30
+	udevadm trigger --settle --action=add --sysname-match=twheel
 }
 
 step release sh -c "test \"\$(uname -r)\" = '$REL'"
