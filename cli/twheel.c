@@ -6,7 +6,7 @@
  *   twheel stat [--watch [SEC]]   per-CPU wheel statistics (debugfs)
  *   twheel ps              processes holding /dev/twheel, from fdinfo
  *   twheel sleep DURATION  sleep on a twheel timeout
- *   twheel arm [--period D] [--count N] [--fixed-delay] [--cpu N] DELAY
+ *   twheel arm [--period D] [--count N] [--fixed-delay] [--cpu N] [--boottime] DELAY
  *                          arm a timeout and print its expiries
  *
  * Built on libtwheel. twheel(8) is the manual.
@@ -37,7 +37,7 @@ static void usage(FILE *f)
 		"       twheel ps\n"
 		"       twheel sleep DURATION\n"
 		"       twheel arm [--period DURATION] [--fixed-delay] [--count N]\n"
-		"                  [--cpu N] [--cookie N] DELAY\n"
+		"                  [--cpu N] [--cookie N] [--boottime] DELAY\n"
 		"DURATION: a number with ns, us, ms, s, m or h (default s), e.g. 250ms, 1.5s\n"
 		"See twheel(8).\n");
 }
@@ -140,10 +140,11 @@ static int cmd_info(void)
 	       info->ioctls & TWHEEL_FEAT_GET ? " GET" : "",
 	       info->ioctls & TWHEEL_FEAT_DRAIN ? " DRAIN" : "",
 	       info->ioctls & TWHEEL_FEAT_STATS ? " STATS" : "");
-	printf("  %-16s 0x%x%s%s%s\n", "arm_flags", info->arm_flags,
+	printf("  %-16s 0x%x%s%s%s%s\n", "arm_flags", info->arm_flags,
 	       info->arm_flags & TWHEEL_ARM_ABS ? " ABS" : "",
 	       info->arm_flags & TWHEEL_ARM_CPU ? " CPU" : "",
-	       info->arm_flags & TWHEEL_ARM_FIXED_DELAY ? " FIXED_DELAY" : "");
+	       info->arm_flags & TWHEEL_ARM_FIXED_DELAY ? " FIXED_DELAY" : "",
+	       info->arm_flags & TWHEEL_ARM_BOOTTIME ? " BOOTTIME" : "");
 	printf("  %-16s %u\n", "event_size", info->event_size);
 	printf("  %-16s %" PRIu64 "\n", "tick_ns", (uint64_t)info->tick_ns);
 	printf("  %-16s %" PRIu64 "\n", "max_delay_ns", (uint64_t)info->max_delay_ns);
@@ -427,6 +428,7 @@ static int cmd_arm(int argc, char **argv)
 		{ "count", required_argument, NULL, 'n' },
 		{ "cpu", required_argument, NULL, 'c' },
 		{ "cookie", required_argument, NULL, 'k' },
+		{ "boottime", no_argument, NULL, 'b' },
 		{ NULL, 0, NULL, 0 },
 	};
 	uint64_t delay, period = 0, cookie = 0;
@@ -435,8 +437,11 @@ static int cmd_arm(int argc, char **argv)
 	int o, count_set = 0;
 
 	optind = 1;
-	while ((o = getopt_long(argc, argv, "p:fn:c:k:", opts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, "p:fn:c:k:b", opts, NULL)) != -1) {
 		switch (o) {
+		case 'b':
+			flags |= TWHEEL_ARM_BOOTTIME;
+			break;
 		case 'p':
 			if (parse_duration(optarg, &period))
 				goto bad;

@@ -39,7 +39,7 @@
 /**
  * struct probe - a timeout with a record of its callbacks
  * @t: the timeout
- * @deadline: CLOCK_MONOTONIC deadline of the current arming
+ * @deadline: deadline of the current arming, in the timeout's clock
  * @fired: callbacks run
  * @early: callbacks that ran before @deadline
  * @max_late: largest lateness seen, ns
@@ -63,7 +63,7 @@ struct probe {
 static void probe_fn(struct twheel_timeout *t)
 {
 	struct probe *p = container_of(t, struct probe, t);
-	u64 now = ktime_get_ns();
+	u64 now = twheel_clock_ns(t);
 	s64 late = now - p->deadline;
 
 	if (late < 0)
@@ -77,7 +77,7 @@ static void probe_fn(struct twheel_timeout *t)
 		atomic_set(&p->running, 0);
 	}
 	if (atomic_dec_if_positive(&p->rearm) >= 0) {
-		p->deadline = ktime_get_ns() + twheel_tick_ns();
+		p->deadline = twheel_clock_ns(t) + twheel_tick_ns();
 		twheel_arm_abs(t, p->deadline, TWHEEL_CPU_LOCAL);
 	}
 	complete(&p->done);
@@ -95,8 +95,20 @@ static struct probe *new_probe(struct kunit *test)
 
 static int probe_arm(struct probe *p, u64 delay_ns)
 {
-	p->deadline = ktime_get_ns() + delay_ns;
+	p->deadline = twheel_clock_ns(&p->t) + delay_ns;
 	return twheel_arm_abs(&p->t, p->deadline, TWHEEL_CPU_LOCAL);
+}
+
+/* Wait for @p's callback: it ran once, not early, at most bounded late. */
+static void expect_fired_once_in_time(struct kunit *test, struct probe *p)
+{
+	KUNIT_ASSERT_NE(test, wait_for_completion_timeout(&p->done, 5 * HZ),
+			0UL);
+	msleep(20);
+	KUNIT_EXPECT_EQ(test, atomic_read(&p->fired), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&p->early), 0);
+	KUNIT_EXPECT_LE(test, (u64)atomic64_read(&p->max_late),
+			twheel_tick_ns() + TEST_LATENCY_SLACK_NS);
 }
 
 static void api_arm_fires_once_not_early(struct kunit *test)
@@ -107,14 +119,8 @@ static void api_arm_fires_once_not_early(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, probe_arm(p, 10 * NSEC_PER_SEC), 0);
 	KUNIT_EXPECT_TRUE(test, twheel_pending(&p->t));
 	KUNIT_EXPECT_EQ(test, probe_arm(p, 5 * NSEC_PER_MSEC), 1);
-	KUNIT_ASSERT_NE(test, wait_for_completion_timeout(&p->done, 5 * HZ),
-			0UL);
-	msleep(20);
-	KUNIT_EXPECT_EQ(test, atomic_read(&p->fired), 1);
-	KUNIT_EXPECT_EQ(test, atomic_read(&p->early), 0);
+	expect_fired_once_in_time(test, p);
 	KUNIT_EXPECT_FALSE(test, twheel_pending(&p->t));
-	KUNIT_EXPECT_LE(test, (u64)atomic64_read(&p->max_late),
-			twheel_tick_ns() + TEST_LATENCY_SLACK_NS);
 }
 
 static void api_cancel_never_armed(struct kunit *test)
@@ -334,11 +340,13 @@ static void api_races_from_all_cpus(struct kunit *test)
 
 static bool any_timer_armed(void)
 {
+	enum tw_clock clock;
 	unsigned int cpu;
 
 	for_each_online_cpu(cpu)
-		if (tw_base_timer_armed(cpu))
-			return true;
+		for (clock = 0; clock < TW_NR_CLOCKS; clock++)
+			if (tw_base_timer_armed(cpu, clock))
+				return true;
 	return false;
 }
 
@@ -359,9 +367,9 @@ static void api_tickless_when_empty(struct kunit *test)
 	/* One timeout ten minutes away: armed, then cancelled, then idle. */
 	KUNIT_EXPECT_EQ(test, twheel_arm_abs(&p->t, ktime_get_ns() +
 					     600 * NSEC_PER_SEC, cpu), 0);
-	KUNIT_EXPECT_TRUE(test, tw_base_timer_armed(cpu));
+	KUNIT_EXPECT_TRUE(test, tw_base_timer_armed(cpu, TW_CLOCK_MONO));
 	KUNIT_EXPECT_EQ(test, twheel_cancel(&p->t), 1);
-	KUNIT_EXPECT_FALSE(test, tw_base_timer_armed(cpu));
+	KUNIT_EXPECT_FALSE(test, tw_base_timer_armed(cpu, TW_CLOCK_MONO));
 }
 
 /*
@@ -381,15 +389,15 @@ static void api_move_idles_the_old_base(struct kunit *test)
 	KUNIT_ASSERT_FALSE(test, any_timer_armed());
 	p->deadline = ktime_get_ns() + 600 * NSEC_PER_SEC;
 	KUNIT_ASSERT_EQ(test, twheel_arm_abs(&p->t, p->deadline, from), 0);
-	KUNIT_EXPECT_TRUE(test, tw_base_timer_armed(from));
+	KUNIT_EXPECT_TRUE(test, tw_base_timer_armed(from, TW_CLOCK_MONO));
 	KUNIT_EXPECT_EQ(test, twheel_arm_abs(&p->t, p->deadline, to), 1);
-	KUNIT_EXPECT_FALSE(test, tw_base_timer_armed(from));
+	KUNIT_EXPECT_FALSE(test, tw_base_timer_armed(from, TW_CLOCK_MONO));
 	/* The other CPU programs its own hrtimer, on the kick's IPI. */
 	start = ktime_get_ns();
-	while (!tw_base_timer_armed(to) &&
+	while (!tw_base_timer_armed(to, TW_CLOCK_MONO) &&
 	       ktime_get_ns() - start < 5 * NSEC_PER_SEC)
 		msleep(20);
-	KUNIT_EXPECT_TRUE(test, tw_base_timer_armed(to));
+	KUNIT_EXPECT_TRUE(test, tw_base_timer_armed(to, TW_CLOCK_MONO));
 	KUNIT_EXPECT_EQ(test, twheel_cancel_sync(&p->t), 1);
 	KUNIT_EXPECT_FALSE(test, any_timer_armed());
 }
@@ -407,9 +415,14 @@ static void api_hotplug_moves_timeouts(struct kunit *test)
 		kunit_skip(test, "needs two online CPUs");
 	probes = test_vzalloc(test, n * sizeof(*probes));
 	for (i = 0; i < n; i++) {
-		twheel_timeout_init(&probes[i].t, probe_fn);
+		/* Half of them on each clock: both bases move. */
+		if (i % 2)
+			twheel_timeout_init_clock(&probes[i].t, probe_fn,
+						  CLOCK_BOOTTIME);
+		else
+			twheel_timeout_init(&probes[i].t, probe_fn);
 		init_completion(&probes[i].done);
-		probes[i].deadline = ktime_get_ns() +
+		probes[i].deadline = twheel_clock_ns(&probes[i].t) +
 				     (50 + i % 200) * NSEC_PER_MSEC;
 		KUNIT_ASSERT_EQ(test, twheel_arm_abs(&probes[i].t,
 						     probes[i].deadline,
@@ -417,7 +430,8 @@ static void api_hotplug_moves_timeouts(struct kunit *test)
 	}
 	ret = remove_cpu(victim);
 	KUNIT_ASSERT_EQ(test, ret, 0);
-	KUNIT_EXPECT_FALSE(test, tw_base_timer_armed(victim));
+	KUNIT_EXPECT_FALSE(test, tw_base_timer_armed(victim, TW_CLOCK_MONO));
+	KUNIT_EXPECT_FALSE(test, tw_base_timer_armed(victim, TW_CLOCK_BOOT));
 	/* Every deadline is 250 ms away at most: wait for them all to fire. */
 	start = ktime_get_ns();
 	do {
@@ -434,12 +448,52 @@ static void api_hotplug_moves_timeouts(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fired, n);
 	KUNIT_EXPECT_EQ(test, early, 0U);
 	/* The returning CPU's wheel works again. */
-	probes[0].deadline = ktime_get_ns() + NSEC_PER_MSEC;
-	reinit_completion(&probes[0].done);
-	KUNIT_EXPECT_EQ(test, twheel_arm_abs(&probes[0].t, probes[0].deadline,
-					     victim), 0);
-	KUNIT_EXPECT_NE(test, wait_for_completion_timeout(&probes[0].done,
-							  5 * HZ), 0UL);
+	for (i = 0; i < 2; i++) {
+		probes[i].deadline = twheel_clock_ns(&probes[i].t) +
+				     NSEC_PER_MSEC;
+		reinit_completion(&probes[i].done);
+		KUNIT_EXPECT_EQ(test, twheel_arm_abs(&probes[i].t,
+						     probes[i].deadline,
+						     victim), 0);
+		KUNIT_EXPECT_NE(test,
+				wait_for_completion_timeout(&probes[i].done,
+							    5 * HZ), 0UL);
+	}
+}
+
+/*
+ * A CLOCK_BOOTTIME timeout reads its deadlines in that clock and is queued
+ * on the CPU's CLOCK_BOOTTIME base, whose hrtimer runs on CLOCK_BOOTTIME:
+ * the hrtimer core then fires it on resume if its deadline passed during
+ * suspend (tested in userspace-test/boottime_test.c, in a guest that
+ * suspends).
+ */
+static void api_boottime_timeout_on_boottime_base(struct kunit *test)
+{
+	struct probe *p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
+	unsigned int cpu = pin_to_cpu(test, cpumask_first(cpu_online_mask));
+	struct tw_base *base = tw_base_of(cpu, TW_CLOCK_BOOT);
+	u64 before;
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	twheel_timeout_init_clock(&p->t, probe_fn, CLOCK_BOOTTIME);
+	init_completion(&p->done);
+	KUNIT_EXPECT_EQ(test, base->timer.base->clockid, CLOCK_BOOTTIME);
+	KUNIT_EXPECT_EQ(test, tw_base_of(cpu, TW_CLOCK_MONO)->timer.base->clockid,
+			CLOCK_MONOTONIC);
+	before = ktime_get_boottime_ns();
+	KUNIT_EXPECT_GE(test, twheel_clock_ns(&p->t), before);
+	KUNIT_EXPECT_LE(test, twheel_clock_ns(&p->t), ktime_get_boottime_ns());
+
+	KUNIT_EXPECT_EQ(test, probe_arm(p, 600 * NSEC_PER_SEC), 0);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(p->t.flags) & TW_F_BASE_MASK,
+			tw_base_flags(base));
+	KUNIT_EXPECT_TRUE(test, tw_base_timer_armed(cpu, TW_CLOCK_BOOT));
+	KUNIT_EXPECT_EQ(test, twheel_cancel(&p->t), 1);
+	KUNIT_EXPECT_FALSE(test, tw_base_timer_armed(cpu, TW_CLOCK_BOOT));
+
+	KUNIT_EXPECT_EQ(test, probe_arm(p, 5 * NSEC_PER_MSEC), 0);
+	expect_fired_once_in_time(test, p);
 }
 
 /* 100,000 timeouts: each fires exactly once, never early, bounded late. */
@@ -765,6 +819,7 @@ static struct kunit_case api_cases[] = {
 	KUNIT_CASE(api_mod_flags_and_checks),
 	KUNIT_CASE_SLOW(api_kick_while_callback_runs),
 	KUNIT_CASE(api_cancel_sync_from_fifo_task),
+	KUNIT_CASE(api_boottime_timeout_on_boottime_base),
 	{}
 };
 

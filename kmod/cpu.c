@@ -2,20 +2,22 @@
 /*
  * cpu.c - the per-CPU bases: which CPU takes a timeout, and CPU hotplug
  *
- * Every possible CPU has a base (struct tw_base, wheel.h). An arm lands on
+ * Every possible CPU has a base per clock (struct tw_base, wheel.h): one for
+ * CLOCK_MONOTONIC timeouts, one for CLOCK_BOOTTIME ones. An arm lands on
  * the CPU its caller chose or, for TWHEEL_CPU_LOCAL, on the CPU it runs on,
  * unless that CPU is isolated from timers (isolcpus=, nohz_full=): then on a
  * housekeeping CPU, as the kernel's own timers do.
  *
  * CPU hotplug
  * -----------
- * When a CPU goes down its base stops taking timeouts, its hrtimer is
- * cancelled and every queued timeout moves to an online CPU's base, keeping
+ * When a CPU goes down its bases stop taking timeouts, their hrtimers are
+ * cancelled and every queued timeout moves to an online CPU's base of the
+ * same clock, keeping
  * its tick, TW_LOCKED_CHUNK at a time with both base locks held, so no
  * interrupts-off section grows with the number of timeouts. Between chunks
  * the timeouts not yet moved stay on the old base, whose lock still guards
  * them: a cancel or re-arm meanwhile finds them there. When the CPU comes
- * back its base starts empty at the current tick.
+ * back its bases start empty at the current tick.
  *
  * Locking: the bases' own locks (wheel.c); two bases are locked in CPU order.
  */
@@ -25,25 +27,33 @@
 #include <linux/percpu.h>
 #include <linux/sched.h>
 #include <linux/sched/isolation.h>
+#include <linux/string.h>
 #include <linux/timekeeping.h>
 #include <kunit/visibility.h>
 
 #include "compat.h"
 #include "wheel.h"
 
-static struct tw_base __percpu *tw_bases;
+/* One CPU's bases, indexed by enum tw_clock. */
+struct tw_cpu_bases {
+	struct tw_base base[TW_NR_CLOCKS];
+};
+
+static struct tw_cpu_bases __percpu *tw_bases;
 static enum cpuhp_state tw_hp_state;
 
 /**
- * tw_base_of() - a CPU's base
+ * tw_base_of() - a CPU's base of a clock
  * @cpu: a possible CPU
+ * @clock: the clock
  *
  * Return: its base.
  */
-struct tw_base *tw_base_of(unsigned int cpu)
+struct tw_base *tw_base_of(unsigned int cpu, enum tw_clock clock)
 {
-	return per_cpu_ptr(tw_bases, cpu);
+	return &per_cpu_ptr(tw_bases, cpu)->base[clock];
 }
+EXPORT_SYMBOL_IF_KUNIT(tw_base_of);
 
 /* The CPU whose wheel takes a timeout armed with TWHEEL_CPU_LOCAL here. */
 static unsigned int local_target_cpu(void)
@@ -58,43 +68,70 @@ static unsigned int local_target_cpu(void)
 /**
  * tw_target_base() - base that takes a timeout armed for a CPU
  * @cpu: the chosen CPU, or TWHEEL_CPU_LOCAL
+ * @clock: the timeout's clock
  *
  * Context: interrupts off (a base lock is held).
  * Return: the chosen CPU's base if it takes timeouts, else the local (or
  * housekeeping) one, else any online CPU's.
  */
-struct tw_base *tw_target_base(int cpu)
+struct tw_base *tw_target_base(int cpu, enum tw_clock clock)
 {
 	struct tw_base *new;
 
 	if (cpu != TWHEEL_CPU_LOCAL) {
-		new = tw_base_of(cpu);
+		new = tw_base_of(cpu, clock);
 		if (READ_ONCE(new->online))
 			return new;
 	}
-	new = tw_base_of(local_target_cpu());
+	new = tw_base_of(local_target_cpu(), clock);
 	if (READ_ONCE(new->online))
 		return new;
 	/* That CPU is going down: any other online CPU will do. */
-	return tw_base_of(cpumask_any_but(cpu_online_mask, new->cpu));
+	return tw_base_of(cpumask_any_but(cpu_online_mask, new->cpu), clock);
 }
 
 /**
- * tw_stats_snapshot() - copy one CPU's counters
+ * tw_stats_add() - add one base's counters to a sum
+ * @sum: the sum
+ * @s: the counters; the maxima are taken, not added
+ */
+void tw_stats_add(struct tw_stats *sum, const struct tw_stats *s)
+{
+	sum->armed += s->armed;
+	sum->rearmed += s->rearmed;
+	sum->cancelled += s->cancelled;
+	sum->expired += s->expired;
+	sum->cascaded += s->cascaded;
+	sum->migrated += s->migrated;
+	sum->hrtimer_fires += s->hrtimer_fires;
+	sum->ticks_skipped += s->ticks_skipped;
+	sum->runs_cut += s->runs_cut;
+	sum->max_late_ns = max(sum->max_late_ns, s->max_late_ns);
+	sum->max_cb_ns = max(sum->max_cb_ns, s->max_cb_ns);
+}
+
+/**
+ * tw_stats_snapshot() - copy one CPU's counters, summed over its bases
  * @cpu: a possible CPU
  * @out: where to copy them
- * @nr_pending: where to store the base's pending count
+ * @nr_pending: where to store the bases' pending count
  */
 void tw_stats_snapshot(unsigned int cpu, struct tw_stats *out,
 		       unsigned long *nr_pending)
 {
-	struct tw_base *base = tw_base_of(cpu);
+	enum tw_clock clock;
 	unsigned long flags;
 
-	raw_spin_lock_irqsave(&base->lock, flags);
-	*out = base->stats;
-	*nr_pending = base->nr_pending;
-	raw_spin_unlock_irqrestore(&base->lock, flags);
+	memset(out, 0, sizeof(*out));
+	*nr_pending = 0;
+	for (clock = 0; clock < TW_NR_CLOCKS; clock++) {
+		struct tw_base *base = tw_base_of(cpu, clock);
+
+		raw_spin_lock_irqsave(&base->lock, flags);
+		tw_stats_add(out, &base->stats);
+		*nr_pending += base->nr_pending;
+		raw_spin_unlock_irqrestore(&base->lock, flags);
+	}
 }
 EXPORT_SYMBOL_IF_KUNIT(tw_stats_snapshot);
 
@@ -102,12 +139,13 @@ EXPORT_SYMBOL_IF_KUNIT(tw_stats_snapshot);
 /**
  * tw_base_timer_armed() - does a CPU's base have its hrtimer armed
  * @cpu: a possible CPU
+ * @clock: the base's clock
  *
  * Return: true if the hrtimer is queued or its callback runs.
  */
-bool tw_base_timer_armed(unsigned int cpu)
+bool tw_base_timer_armed(unsigned int cpu, enum tw_clock clock)
 {
-	return hrtimer_active(&tw_base_of(cpu)->timer);
+	return hrtimer_active(&tw_base_of(cpu, clock)->timer);
 }
 EXPORT_SYMBOL_IF_KUNIT(tw_base_timer_armed);
 #endif
@@ -170,34 +208,61 @@ static bool migrate_chunk(struct tw_base *from, struct tw_base *to)
 
 static int tw_cpu_online(unsigned int cpu)
 {
-	struct tw_base *base = tw_base_of(cpu);
+	enum tw_clock clock;
 
-	raw_spin_lock_irq(&base->lock);
-	base->clk = max(base->clk, tw_ns_to_tick_floor(ktime_get_ns()));
-	base->last_fire = 0;
-	base->programmed = U64_MAX;
-	WRITE_ONCE(base->online, true);
-	raw_spin_unlock_irq(&base->lock);
+	for (clock = 0; clock < TW_NR_CLOCKS; clock++) {
+		struct tw_base *base = tw_base_of(cpu, clock);
+		u64 now = tw_ns_to_tick_floor(tw_clock_ns(clock));
+
+		raw_spin_lock_irq(&base->lock);
+		base->clk = max(base->clk, now);
+		base->last_fire = 0;
+		base->programmed = U64_MAX;
+		WRITE_ONCE(base->online, true);
+		raw_spin_unlock_irq(&base->lock);
+	}
 	return 0;
 }
 
-static int tw_cpu_offline(unsigned int cpu)
+/* Take @base offline and move its timeouts to @target's base, if any. */
+static void base_offline(struct tw_base *base, unsigned int target)
 {
-	struct tw_base *base = tw_base_of(cpu);
-	unsigned int target;
-
 	raw_spin_lock_irq(&base->lock);
 	WRITE_ONCE(base->online, false);
 	base->programmed = U64_MAX;
 	raw_spin_unlock_irq(&base->lock);
 	hrtimer_cancel(&base->timer);
 
-	target = cpumask_any_but(cpu_online_mask, cpu);
 	if (target >= nr_cpu_ids)
-		return 0;
-	while (migrate_chunk(base, tw_base_of(target)))
+		return;
+	while (migrate_chunk(base, tw_base_of(target, base->clock)))
 		cond_resched();
+}
+
+static int tw_cpu_offline(unsigned int cpu)
+{
+	unsigned int target = cpumask_any_but(cpu_online_mask, cpu);
+	enum tw_clock clock;
+
+	for (clock = 0; clock < TW_NR_CLOCKS; clock++)
+		base_offline(tw_base_of(cpu, clock), target);
 	return 0;
+}
+
+/* Hrtimer clock of each enum tw_clock. */
+static const clockid_t tw_clockids[TW_NR_CLOCKS] = {
+	[TW_CLOCK_MONO] = CLOCK_MONOTONIC,
+	[TW_CLOCK_BOOT] = CLOCK_BOOTTIME,
+};
+
+static void base_setup(unsigned int cpu, enum tw_clock clock)
+{
+	struct tw_base *base = tw_base_of(cpu, clock);
+
+	tw_base_init(base, cpu, clock, tw_ns_to_tick_floor(tw_clock_ns(clock)));
+	hrtimer_setup(&base->timer, tw_hrtimer_fn, tw_clockids[clock],
+		      HRTIMER_MODE_ABS_PINNED_SOFT);
+	INIT_CSD(&base->kick_csd, tw_kick_fn, base);
 }
 
 /**
@@ -207,21 +272,17 @@ static int tw_cpu_offline(unsigned int cpu)
  */
 int tw_init(void)
 {
+	enum tw_clock clock;
 	unsigned int cpu;
 	int ret;
 
 	tw_set_tick();
-	tw_bases = alloc_percpu(struct tw_base);
+	tw_bases = alloc_percpu(struct tw_cpu_bases);
 	if (!tw_bases)
 		return -ENOMEM;
-	for_each_possible_cpu(cpu) {
-		struct tw_base *base = tw_base_of(cpu);
-
-		tw_base_init(base, cpu, tw_ns_to_tick_floor(ktime_get_ns()));
-		hrtimer_setup(&base->timer, tw_hrtimer_fn, CLOCK_MONOTONIC,
-			      HRTIMER_MODE_ABS_PINNED_SOFT);
-		INIT_CSD(&base->kick_csd, tw_kick_fn, base);
-	}
+	for_each_possible_cpu(cpu)
+		for (clock = 0; clock < TW_NR_CLOCKS; clock++)
+			base_setup(cpu, clock);
 	ret = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "twheel:online",
 				tw_cpu_online, tw_cpu_offline);
 	if (ret < 0)
@@ -243,6 +304,7 @@ err_free_bases:
  */
 void tw_exit(void)
 {
+	enum tw_clock clock;
 	unsigned int cpu;
 
 	tw_stats_exit();
@@ -250,6 +312,7 @@ void tw_exit(void)
 	/* Every base is offline: no kick is sent any more; let the last end. */
 	tw_kicks_drain();
 	for_each_possible_cpu(cpu)
-		WARN_ON_ONCE(tw_base_of(cpu)->nr_pending);
+		for (clock = 0; clock < TW_NR_CLOCKS; clock++)
+			WARN_ON_ONCE(tw_base_of(cpu, clock)->nr_pending);
 	free_percpu(tw_bases);
 }

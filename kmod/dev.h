@@ -19,6 +19,8 @@
 #include <linux/xarray.h>
 #include <uapi/linux/twheel.h>
 
+#include "wheel.h"
+
 struct file;
 struct iov_iter;
 struct kiocb;
@@ -28,6 +30,9 @@ struct twdev_user;
 
 /* A slot that reached this generation is retired (dev_file.c). */
 #define TWDEV_GEN_LAST		(U32_MAX - 1)
+
+/* Dead timeouts a file keeps for reuse (still charged to its memcg). */
+#define TWDEV_FREE_MAX		1024U
 
 /* Slot mark of a timeout whose record is waiting to be read. */
 #define TWDEV_READY		XA_MARK_1
@@ -64,6 +69,10 @@ struct twdev_counters {
  * @nr_free: timeouts on @free (under @lock)
  * @max_pending: the per-file limit, from the max_pending module parameter
  * @key: random; the upper half of every handle is XORed with it
+ * @gen_floor: highest generation of a slot given back to the xarray; a
+ *	new timeout's generations start above it (under @lock)
+ * @ns_off: per clock, the offset of the opener's time namespace: absolute
+ *	times the file takes and gives are the kernel's plus this
  * @read_cursor: slot at which read() looks for the next record (under @lock)
  * @counters: what TWHEEL_IOC_STATS reports
  */
@@ -80,6 +89,8 @@ struct twdev_file {
 	unsigned int nr_free;
 	unsigned int max_pending;
 	u32 key;
+	u32 gen_floor;
+	s64 ns_off[TW_NR_CLOCKS];
 	unsigned long read_cursor;
 	struct twdev_counters counters;
 };
@@ -93,13 +104,13 @@ struct twdev_file {
  *	upper half of 0, which no handle has) while it is dead
  * @cookie: the caller's cookie (live timeouts)
  * @next_free: next timeout on the file's free list (dead timeouts)
- * @deadline: CLOCK_MONOTONIC deadline of the current arming, in ns
+ * @deadline: deadline of the current arming in its clock, in ns
  * @expired: when the callback ran for that arming (under the xa_lock)
  * @period: 0 for a one-shot timeout, else the period in ns
  * @gen: the slot's latest generation; the next handle of the slot gets a
  *	higher one, and a slot whose generation is used up is retired
  * @cpu: CPU it was armed on, or TWHEEL_CPU_LOCAL
- * @flags: TWHEEL_ARM_FIXED_DELAY or 0
+ * @flags: TWHEEL_ARM_FIXED_DELAY and TWHEEL_ARM_BOOTTIME as armed
  */
 struct twdev_timeout {
 	struct twheel_timeout tw;
@@ -120,12 +131,17 @@ struct twdev_timeout {
 /**
  * struct twdev_req - one request, checked and in kernel terms
  * @op: TWHEEL_OP_*
- * @flags: TWHEEL_ARM_FIXED_DELAY (ARM), TWHEEL_CANCEL_REPORT (CANCEL) or 0
+ * @flags: TWHEEL_ARM_FIXED_DELAY and TWHEEL_ARM_BOOTTIME (ARM),
+ *	TWHEEL_ARM_ABS (REARM), TWHEEL_CANCEL_REPORT (CANCEL) or 0
  * @handle: the timeout (REARM, CANCEL, GET)
  * @cookie: the caller's cookie (ARM)
- * @deadline: CLOCK_MONOTONIC deadline, accepted by the wheel (ARM, REARM)
+ * @deadline: deadline in @clock, accepted by the wheel (ARM)
+ * @expires: the caller's delay or absolute time (REARM: resolved by
+ *	twdev_resolve() once the timeout, and so its clock, is known)
  * @period: 0 or the period in ns, at least a tick (ARM)
- * @now: the clock reading the deadline was computed from
+ * @mono_now: CLOCK_MONOTONIC reading of the call
+ * @now: @mono_now in @clock, which @deadline was checked against (ARM)
+ * @clock: the timeout's clock (ARM)
  * @cpu: the chosen CPU, or TWHEEL_CPU_LOCAL (ARM)
  */
 struct twdev_req {
@@ -134,8 +150,11 @@ struct twdev_req {
 	u64 handle;
 	u64 cookie;
 	u64 deadline;
+	u64 expires;
 	u64 period;
+	u64 mono_now;
 	u64 now;
+	enum tw_clock clock;
 	int cpu;
 };
 
@@ -152,6 +171,12 @@ struct twdev_record {
 	u64 now;
 	u64 next;
 };
+
+/* The clock of a live timeout. */
+static inline enum tw_clock twdev_clock(const struct twdev_timeout *tdt)
+{
+	return tdt->flags & TWHEEL_ARM_BOOTTIME ? TW_CLOCK_BOOT : TW_CLOCK_MONO;
+}
 
 /**
  * twdev_has_ready() - is at least one record ready to be read
@@ -181,6 +206,10 @@ void twdev_stats(struct twdev_file *tf, struct twheel_stats *out);
 void twdev_put(struct twdev_file *tf, struct twdev_timeout *tdt);
 void twdev_start(struct twdev_timeout *tdt, u64 now);
 unsigned long twdev_max_user_timeouts(void);
+u64 twdev_to_user_time(const struct twdev_file *tf, enum tw_clock clock,
+		       u64 ns);
+u64 twdev_from_user_time(const struct twdev_file *tf, enum tw_clock clock,
+			 u64 ns);
 int twdev_init(void);
 void twdev_exit(void);
 
@@ -194,6 +223,9 @@ ssize_t twdev_read_iter(struct kiocb *iocb, struct iov_iter *to);
 __poll_t twdev_poll(struct file *file, struct poll_table_struct *wait);
 
 /* dev_ioctl.c */
+int twdev_resolve(const struct twdev_file *tf, enum tw_clock clock,
+		  u64 expires, u32 flags, u64 mono_now, u64 *deadline,
+		  u64 *now);
 long twdev_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
 
 #endif /* _TWHEEL_DEV_H */

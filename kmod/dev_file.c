@@ -22,7 +22,10 @@
  * Slot 0 is never handed out and the upper half is never 0, so no handle is
  * 0. Each slot counts its own generations: every new handle of a slot takes
  * the next one, and a slot whose generations are used up is retired (kept,
- * never reused, freed on close), so no handle is ever handed out twice by a
+ * never reused, freed on close). A slot given back to the xarray (its
+ * timeout freed, below) is taken again by a new timeout whose generations
+ * start above every generation the file has given back (@gen_floor), so the
+ * slot's old handles stay dead. So no handle is ever handed out twice by a
  * file, however long it lives; nothing another file or user does changes
  * that. A stale handle finds no live timeout with its handle (-ENOENT). The
  * key makes another file's handle miss too: two files hand out the same
@@ -71,11 +74,13 @@
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/overflow.h>
 #include <linux/random.h>
 #include <linux/sched.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
+#include <linux/time_namespace.h>
 #include <linux/uidgid.h>
 #include <kunit/visibility.h>
 #include <uapi/linux/twheel.h>
@@ -83,8 +88,6 @@
 #include "dev.h"
 #include "wheel.h"
 
-/* Dead timeouts a file keeps for reuse (still charged to its memcg). */
-#define TWDEV_FREE_MAX		1024U
 /* Default and most live timeouts one open file may hold. */
 #define TWDEV_MAX_PENDING_DEFAULT	1048576U
 #define TWDEV_MAX_PENDING_MAX		67108864U
@@ -266,6 +269,8 @@ void twdev_put(struct twdev_file *tf, struct twdev_timeout *tdt)
 		WRITE_ONCE(tf->nr_free, tf->nr_free + 1);
 		return;
 	}
+	/* The slot's next timeout starts above this one's generations. */
+	tf->gen_floor = max(tf->gen_floor, tdt->gen);
 	xa_erase_bh(&tf->timeouts, slot);
 	twdev_timeout_free(tf, tdt);
 }
@@ -289,6 +294,7 @@ static struct twdev_timeout *twdev_take(struct twdev_file *tf)
 	tdt = twdev_timeout_alloc(tf);
 	if (IS_ERR(tdt))
 		return tdt;
+	tdt->gen = tf->gen_floor;
 	ret = xa_alloc_bh(&tf->timeouts, &slot, tdt, xa_limit_32b, TWDEV_GFP);
 	if (ret) {
 		twdev_timeout_free(tf, tdt);
@@ -349,7 +355,8 @@ int twdev_arm(struct twdev_file *tf, const struct twdev_req *req,
 	tdt->deadline = req->deadline;
 	tdt->period = req->period;
 	tdt->cpu = req->cpu;
-	tdt->flags = req->flags & TWHEEL_ARM_FIXED_DELAY;
+	tdt->flags = req->flags & (TWHEEL_ARM_FIXED_DELAY | TWHEEL_ARM_BOOTTIME);
+	tw_set_clock(&tdt->tw, req->clock);
 	twdev_new_handle(tf, tdt);
 	WRITE_ONCE(tf->nr_live, tf->nr_live + 1);
 	tf->counters.armed++;
@@ -380,21 +387,28 @@ static struct twdev_timeout *twdev_lookup(struct twdev_file *tf, u64 handle)
  * @tf: the file, with @tf->lock held
  * @req: a checked TWHEEL_OP_REARM request
  *
- * The timeout keeps its cookie, period and CPU. A record of it that waits to
- * be read is dropped.
+ * The timeout keeps its cookie, period, CPU and clock; the request's expiry
+ * is read in that clock. A record of it that waits to be read is dropped.
  *
  * Context: process context; may wait for the timeout's callback.
- * Return: 0, or -ENOENT if the handle names no live timeout of @tf.
+ * Return: 0, -ENOENT if the handle names no live timeout of @tf, or as
+ * twdev_resolve() (then nothing changed).
  */
 int twdev_rearm(struct twdev_file *tf, const struct twdev_req *req)
 {
 	struct twdev_timeout *tdt;
+	u64 deadline, now;
+	int ret;
 
 	lockdep_assert_held(&tf->lock);
 	tdt = twdev_lookup(tf, req->handle);
 	if (!tdt)
 		return -ENOENT;
-	tdt->deadline = req->deadline;
+	ret = twdev_resolve(tf, twdev_clock(tdt), req->expires, req->flags,
+			    req->mono_now, &deadline, &now);
+	if (ret)
+		return ret;
+	tdt->deadline = deadline;
 	/*
 	 * Still pending: moved in one step, and its old arming can no longer
 	 * fire (a pending timeout has no record queued: a fired one is armed
@@ -402,12 +416,12 @@ int twdev_rearm(struct twdev_file *tf, const struct twdev_req *req)
 	 * running and would queue a record for the old arming: wait for it
 	 * and drop the record.
 	 */
-	if (tw_mod(&tdt->tw, tdt->deadline, req->now, tdt->cpu,
+	if (tw_mod(&tdt->tw, tdt->deadline, now, tdt->cpu,
 		   TWHEEL_MOD_PENDING_ONLY) == 1)
 		return 0;
 	twheel_cancel_sync(&tdt->tw);
 	twdev_unqueue(tf, tdt);
-	twdev_start(tdt, req->now);
+	twdev_start(tdt, now);
 	return 0;
 }
 
@@ -441,14 +455,17 @@ int twdev_cancel(struct twdev_file *tf, u64 handle, u32 flags)
 		return 0;
 	return was_armed ? TWHEEL_CANCELLED_ARMED : TWHEEL_CANCELLED_QUEUED;
 }
+EXPORT_SYMBOL_IF_KUNIT(twdev_cancel);
 
 /*
- * Describe live @tdt as of @now. Not pending and no record queued means its
- * callback runs right now: its record is on its way. Caller holds tf->lock.
+ * Describe live @tdt as of @mono_now. Not pending and no record queued means
+ * its callback runs right now: its record is on its way. Caller holds
+ * tf->lock.
  */
 static void twdev_describe(struct twdev_file *tf, struct twdev_timeout *tdt,
-			   u64 now, struct twheel_get *out)
+			   u64 mono_now, struct twheel_get *out)
 {
+	u64 now = tw_clock_from_mono(mono_now, twdev_clock(tdt));
 	bool queued;
 
 	xa_lock_bh(&tf->timeouts);
@@ -458,7 +475,7 @@ static void twdev_describe(struct twdev_file *tf, struct twdev_timeout *tdt,
 	memset(out, 0, sizeof(*out));
 	out->handle = tdt->handle;
 	out->cookie = tdt->cookie;
-	out->deadline = tdt->deadline;
+	out->deadline = twdev_to_user_time(tf, twdev_clock(tdt), tdt->deadline);
 	out->remaining = tdt->deadline > now ? tdt->deadline - now : 0;
 	out->period = tdt->period;
 	out->state = queued ? TWHEEL_STATE_QUEUED : TWHEEL_STATE_ARMED;
@@ -541,7 +558,66 @@ void twdev_stats(struct twdev_file *tf, struct twheel_stats *out)
 	memcpy(out->late, tf->counters.late, sizeof(out->late));
 	xa_unlock_bh(&tf->timeouts);
 }
-EXPORT_SYMBOL_IF_KUNIT(twdev_cancel);
+
+/*
+ * The offsets of the caller's time namespace: fixed once a task has entered
+ * it, so the opener's hold for the life of the file. The inline helpers of
+ * <linux/time_namespace.h> read them; without CONFIG_TIME_NS they are 0.
+ */
+static void twdev_read_timens(struct twdev_file *tf)
+{
+	struct timespec64 mono = {}, boot = {};
+
+	timens_add_monotonic(&mono);
+	timens_add_boottime(&boot);
+	tf->ns_off[TW_CLOCK_MONO] = timespec64_to_ns(&mono);
+	tf->ns_off[TW_CLOCK_BOOT] = timespec64_to_ns(&boot);
+}
+
+/* @ns moved by @off, kept inside 0..KTIME_MAX. */
+static u64 twdev_shift_time(u64 ns, s64 off)
+{
+	s64 t;
+
+	if (check_add_overflow((s64)ns, off, &t))
+		return KTIME_MAX;
+	return t < 0 ? 0 : t;
+}
+
+/**
+ * twdev_to_user_time() - a kernel time as the file's opener reads it
+ * @tf: the file
+ * @clock: the clock of @ns
+ * @ns: a time of @clock as the kernel reads it, at most KTIME_MAX
+ *
+ * Return: @ns in @clock of the opener's time namespace, as timerfd and
+ * clock_gettime() give it.
+ */
+u64 twdev_to_user_time(const struct twdev_file *tf, enum tw_clock clock,
+		       u64 ns)
+{
+	return twdev_shift_time(ns, tf->ns_off[clock]);
+}
+EXPORT_SYMBOL_IF_KUNIT(twdev_to_user_time);
+
+/**
+ * twdev_from_user_time() - an absolute time of the file's opener, for the
+ *	kernel
+ * @tf: the file
+ * @clock: the clock of @ns
+ * @ns: a time of @clock in the opener's time namespace, at most KTIME_MAX
+ *
+ * Like timens_ktime_to_host(), which modules cannot call: a time before the
+ * namespace's offset has passed for the kernel too, and is 0.
+ *
+ * Return: @ns as the kernel reads @clock.
+ */
+u64 twdev_from_user_time(const struct twdev_file *tf, enum tw_clock clock,
+			 u64 ns)
+{
+	return twdev_shift_time(ns, -tf->ns_off[clock]);
+}
+EXPORT_SYMBOL_IF_KUNIT(twdev_from_user_time);
 
 /**
  * twdev_file_new() - the context of a newly opened file
@@ -570,6 +646,7 @@ struct twdev_file *twdev_file_new(void)
 	twheel_timeout_init(&tf->waker, twdev_wake);
 	tf->max_pending = max_pending;
 	tf->key = get_random_u32();
+	twdev_read_timens(tf);
 	return tf;
 }
 EXPORT_SYMBOL_IF_KUNIT(twdev_file_new);
@@ -639,18 +716,32 @@ static int twdev_release(struct inode *inode, struct file *file)
 	return 0;
 }
 
-/* The counters are read without locks and may be a moment old. */
+/*
+ * The file's counters, as TWHEEL_IOC_STATS gives them (taken under tf->lock
+ * like it), then the limits. late: expiries by lateness in microseconds,
+ * bucket i counting [2^(i-1), 2^i) as struct twheel_stats says.
+ */
 static void twdev_show_fdinfo(struct seq_file *m, struct file *file)
 {
 	struct twdev_file *tf = file->private_data;
+	struct twheel_stats st;
+	unsigned int i;
 
-	seq_printf(m, "pending:\t%u\nqueued:\t%u\nmax_pending:\t%u\n",
-		   READ_ONCE(tf->nr_live), READ_ONCE(tf->nr_queued),
-		   tf->max_pending);
+	if (mutex_lock_interruptible(&tf->lock))
+		return;
+	twdev_stats(tf, &st);
+	mutex_unlock(&tf->lock);
+	seq_printf(m, "pending:\t%llu\nqueued:\t%llu\nmax_pending:\t%u\n",
+		   st.pending, st.queued, tf->max_pending);
 	seq_printf(m, "cached:\t%u\n", READ_ONCE(tf->nr_free));
 	seq_printf(m, "user_timeouts:\t%ld\nmax_user_timeouts:\t%lu\n",
 		   atomic_long_read(&tf->user->nr_timeouts),
 		   twdev_max_user_timeouts());
+	seq_printf(m, "armed:\t%llu\nfired:\t%llu\ncancelled:\t%llu\noverruns:\t%llu\nlate:",
+		   st.armed, st.fired, st.cancelled, st.overruns);
+	for (i = 0; i < TWHEEL_STATS_LATE_BUCKETS; i++)
+		seq_printf(m, " %llu", st.late[i]);
+	seq_putc(m, '\n');
 }
 
 static const struct file_operations twdev_fops = {

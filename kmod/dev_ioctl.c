@@ -101,20 +101,42 @@ static int twdev_ioc_info(struct twdev_file *tf, void __user *uarg,
 }
 
 /*
- * Resolve @expires (a delay, or an absolute deadline with TWHEEL_ARM_ABS)
- * against @now. Return: 0, -EINVAL for an absolute deadline that is not a
- * CLOCK_MONOTONIC time, -ERANGE for one the wheel does not take.
+ * A delay, or with TWHEEL_ARM_ABS an absolute time of @tf's clocks, as a
+ * deadline counted from @now. Return: 0, -EINVAL for an absolute time past
+ * the clock's range, -ERANGE for a deadline the wheel does not take.
  */
-static int twdev_deadline(u64 expires, u32 flags, u64 now, u64 *deadline)
+static int twdev_deadline(const struct twdev_file *tf, enum tw_clock clock,
+			  u64 expires, u32 flags, u64 now, u64 *deadline)
 {
 	if (flags & TWHEEL_ARM_ABS) {
 		if (expires > KTIME_MAX)
 			return -EINVAL;
-		*deadline = expires;
+		*deadline = twdev_from_user_time(tf, clock, expires);
 	} else if (check_add_overflow(now, expires, deadline)) {
 		return -ERANGE;
 	}
 	return tw_check_deadline(*deadline, now);
+}
+
+/**
+ * twdev_resolve() - a caller's expiry as a deadline the wheel takes
+ * @tf: the file; its absolute times are in its opener's time namespace
+ * @clock: the timeout's clock
+ * @expires: a delay in ns, or an absolute time with TWHEEL_ARM_ABS
+ * @flags: the operation's flags
+ * @mono_now: CLOCK_MONOTONIC reading of the call
+ * @deadline: out: the deadline in @clock as the kernel reads it
+ * @now: out: @mono_now in @clock; the delay counts from it
+ *
+ * Return: 0, -EINVAL for an absolute time past the clock's range, -ERANGE
+ * for a deadline further than twheel_max_delay_ns() ahead.
+ */
+int twdev_resolve(const struct twdev_file *tf, enum tw_clock clock,
+		  u64 expires, u32 flags, u64 mono_now, u64 *deadline,
+		  u64 *now)
+{
+	*now = tw_clock_from_mono(mono_now, clock);
+	return twdev_deadline(tf, clock, expires, flags, *now, deadline);
 }
 
 /*
@@ -148,10 +170,13 @@ static int twdev_check_period(const struct twheel_op *op, u64 now)
 		return op->flags & TWHEEL_ARM_FIXED_DELAY ? -EINVAL : 0;
 	if (op->period < twheel_tick_ns())
 		return -EINVAL;
-	return twdev_deadline(op->period, 0, now, &next);
+	if (check_add_overflow(now, op->period, &next))
+		return -ERANGE;
+	return tw_check_deadline(next, now);
 }
 
-static int twdev_check_arm(const struct twheel_op *op, struct twdev_req *req)
+static int twdev_check_arm(const struct twdev_file *tf,
+			   const struct twheel_op *op, struct twdev_req *req)
 {
 	int ret;
 
@@ -160,22 +185,31 @@ static int twdev_check_arm(const struct twheel_op *op, struct twdev_req *req)
 	ret = twdev_check_cpu(op, &req->cpu);
 	if (ret)
 		return ret;
+	req->clock = op->flags & TWHEEL_ARM_BOOTTIME ? TW_CLOCK_BOOT :
+						       TW_CLOCK_MONO;
+	req->now = tw_clock_from_mono(req->mono_now, req->clock);
 	ret = twdev_check_period(op, req->now);
 	if (ret)
 		return ret;
-	req->flags = op->flags & TWHEEL_ARM_FIXED_DELAY;
+	req->flags = op->flags & (TWHEEL_ARM_FIXED_DELAY | TWHEEL_ARM_BOOTTIME);
 	req->cookie = op->cookie;
 	req->period = op->period;
-	return twdev_deadline(op->expires, op->flags, req->now, &req->deadline);
+	return twdev_deadline(tf, req->clock, op->expires, op->flags, req->now,
+			      &req->deadline);
 }
 
+/* Its deadline is resolved in the timeout's clock: twdev_rearm(). */
 static int twdev_check_rearm(const struct twheel_op *op,
 			     struct twdev_req *req)
 {
 	if (op->flags & ~TWHEEL_ARM_ABS || op->cookie || op->period || op->cpu)
 		return -EINVAL;
+	if ((op->flags & TWHEEL_ARM_ABS) && op->expires > KTIME_MAX)
+		return -EINVAL;
+	req->flags = op->flags;
 	req->handle = op->handle;
-	return twdev_deadline(op->expires, op->flags, req->now, &req->deadline);
+	req->expires = op->expires;
+	return 0;
 }
 
 static int twdev_check_cancel(const struct twheel_op *op,
@@ -199,24 +233,26 @@ static int twdev_check_get(const struct twheel_op *op, struct twdev_req *req)
 
 /**
  * twdev_check_op() - check one operation and turn it into a request
+ * @tf: the file
  * @op: the operation; fields it does not use must be zero
  * @now: CLOCK_MONOTONIC time of the call; delays count from it
  * @req: out: the request
  *
  * Return: 0, or the errno the operation fails with: -EINVAL (unknown op,
- * flags, non-zero unused fields, bad CPU or period, absolute deadline not a
- * CLOCK_MONOTONIC time), -ERANGE (deadline or period too far), -EPERM (CPU
- * the caller may not use).
+ * flags, non-zero unused fields, bad CPU or period, absolute deadline past
+ * the clock's range), -ERANGE (deadline or period too far), -EPERM (CPU the
+ * caller may not use).
  */
-static int twdev_check_op(const struct twheel_op *op, u64 now,
+static int twdev_check_op(const struct twdev_file *tf,
+			  const struct twheel_op *op, u64 now,
 			  struct twdev_req *req)
 {
 	memset(req, 0, sizeof(*req));
 	req->op = op->op;
-	req->now = now;
+	req->mono_now = now;
 	switch (op->op) {
 	case TWHEEL_OP_ARM:
-		return twdev_check_arm(op, req);
+		return twdev_check_arm(tf, op, req);
 	case TWHEEL_OP_REARM:
 		return twdev_check_rearm(op, req);
 	case TWHEEL_OP_CANCEL:
@@ -235,7 +271,7 @@ static int twdev_apply_get(struct twdev_file *tf, struct twheel_op *op,
 	struct twheel_get get;
 	int ret;
 
-	ret = twdev_get(tf, req->handle, req->now, &get);
+	ret = twdev_get(tf, req->handle, req->mono_now, &get);
 	if (ret)
 		return ret;
 	op->cookie = get.cookie;
@@ -257,7 +293,7 @@ static int twdev_apply(struct twdev_file *tf, struct twheel_op *op, u64 now)
 
 	if (op->op == TWHEEL_OP_ARM)
 		op->handle = 0;
-	ret = twdev_check_op(op, now, &req);
+	ret = twdev_check_op(tf, op, now, &req);
 	if (ret)
 		return ret;
 	switch (req.op) {

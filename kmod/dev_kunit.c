@@ -40,7 +40,9 @@ static u64 arm_far(struct kunit *test, struct twdev_file *tf)
 	struct twdev_req req = {
 		.op = TWHEEL_OP_ARM,
 		.deadline = now + 3600 * NSEC_PER_SEC,
+		.mono_now = now,
 		.now = now,
+		.clock = TW_CLOCK_MONO,
 		.cpu = TWHEEL_CPU_LOCAL,
 	};
 
@@ -118,6 +120,7 @@ static void dev_files_have_their_own_handles(struct kunit *test)
 static void dev_periodic_stops_at_clock_end(struct kunit *test)
 {
 	struct twdev_timeout tdt = {
+		.tf = new_file(test),
 		.deadline = 1000,
 		.period = NSEC_PER_SEC,
 	};
@@ -138,10 +141,74 @@ static void dev_periodic_stops_at_clock_end(struct kunit *test)
 			TWHEEL_EV_PERIODIC | TWHEEL_EV_STOPPED);
 }
 
+/*
+ * More dead timeouts than the file keeps: the rest are freed and their
+ * slots given back, then taken again by new timeouts. Not one of the new
+ * handles is an old one, so a stale handle kept by a program cannot reach
+ * a timeout that took its slot.
+ */
+static void dev_given_back_slots_get_new_handles(struct kunit *test)
+{
+	const unsigned int n = TWDEV_FREE_MAX + 64;
+	struct twdev_file *tf = new_file(test);
+	u64 *old = kunit_kcalloc(test, n, sizeof(*old), GFP_KERNEL);
+	unsigned int i, j;
+	u64 h;
+
+	KUNIT_ASSERT_NOT_NULL(test, old);
+	for (i = 0; i < n; i++)
+		old[i] = arm_far(test, tf);
+	for (i = 0; i < n; i++)
+		KUNIT_ASSERT_EQ(test, cancel(tf, old[i]), 0);
+	KUNIT_EXPECT_EQ(test, tf->nr_free, TWDEV_FREE_MAX);
+	for (i = 0; i < n; i++) {
+		h = arm_far(test, tf);
+		for (j = 0; j < n; j++)
+			KUNIT_ASSERT_NE_MSG(test, h, old[j],
+					    "handle %#llx handed out twice", h);
+	}
+	for (i = 0; i < n; i++)
+		KUNIT_EXPECT_EQ(test, cancel(tf, old[i]), -ENOENT);
+}
+
+/*
+ * Absolute times in a time namespace: the kernel's time is the namespace's
+ * minus its offset, a time before the offset has passed (0), and nothing
+ * wraps at either end of the range.
+ */
+static void dev_time_namespace_offsets(struct kunit *test)
+{
+	struct twdev_file *tf = new_file(test);
+	const s64 mono = 1000 * NSEC_PER_SEC, boot = -(s64)NSEC_PER_SEC;
+
+	tf->ns_off[TW_CLOCK_MONO] = mono;
+	tf->ns_off[TW_CLOCK_BOOT] = boot;
+	KUNIT_EXPECT_EQ(test, twdev_from_user_time(tf, TW_CLOCK_MONO, mono + 5),
+			5ULL);
+	KUNIT_EXPECT_EQ(test, twdev_to_user_time(tf, TW_CLOCK_MONO, 5),
+			(u64)mono + 5);
+	KUNIT_EXPECT_EQ(test, twdev_from_user_time(tf, TW_CLOCK_MONO, 7), 0ULL);
+	KUNIT_EXPECT_EQ(test, twdev_from_user_time(tf, TW_CLOCK_BOOT, 7),
+			NSEC_PER_SEC + 7);
+	KUNIT_EXPECT_EQ(test, twdev_to_user_time(tf, TW_CLOCK_BOOT, 7), 0ULL);
+	KUNIT_EXPECT_EQ(test, twdev_to_user_time(tf, TW_CLOCK_MONO, KTIME_MAX),
+			(u64)KTIME_MAX);
+	KUNIT_EXPECT_EQ(test,
+			twdev_from_user_time(tf, TW_CLOCK_BOOT, KTIME_MAX),
+			(u64)KTIME_MAX);
+	KUNIT_EXPECT_EQ(test,
+			twdev_to_user_time(tf, TW_CLOCK_BOOT,
+					   twdev_from_user_time(tf, TW_CLOCK_BOOT,
+								123456789)),
+			123456789ULL);
+}
+
 static struct kunit_case dev_cases[] = {
 	KUNIT_CASE(dev_slot_retires_when_generations_run_out),
 	KUNIT_CASE(dev_files_have_their_own_handles),
 	KUNIT_CASE(dev_periodic_stops_at_clock_end),
+	KUNIT_CASE(dev_time_namespace_offsets),
+	KUNIT_CASE(dev_given_back_slots_get_new_handles),
 	{}
 };
 

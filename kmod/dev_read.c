@@ -75,7 +75,7 @@ void twdev_expire(struct twheel_timeout *t)
 	struct twdev_timeout *tdt =
 		container_of(t, struct twdev_timeout, tw);
 	struct twdev_file *tf = tdt->tf;
-	u64 now = ktime_get_ns();
+	u64 now = tw_clock_ns(twdev_clock(tdt));
 
 	xa_lock(&tf->timeouts);
 	tdt->expired = now;
@@ -84,10 +84,13 @@ void twdev_expire(struct twheel_timeout *t)
 	twdev_count_fired(&tf->counters, now > tdt->deadline ?
 				       now - tdt->deadline : 0);
 	xa_unlock(&tf->timeouts);
-	/* Due at the start of the current tick: at once, after those due. */
+	/*
+	 * Due at time 0: at once, behind the callbacks already due, on this
+	 * CPU's CLOCK_MONOTONIC base whatever the clock of @tdt. A past
+	 * deadline needs no clock reading.
+	 */
 	if (!test_and_set_bit(TWDEV_WAKER_ARMED, &tf->waker_armed))
-		tw_mod(&tf->waker, tw_tick_to_ns(tw_ns_to_tick_floor(now)), now,
-		       TWHEEL_CPU_LOCAL, 0);
+		tw_mod(&tf->waker, 0, 0, TWHEEL_CPU_LOCAL, 0);
 }
 
 /**
@@ -153,19 +156,23 @@ static void twdev_fill_next(struct twdev_timeout *tdt, u64 now,
 /**
  * twdev_fill_record() - the record of a timeout that expired
  * @tdt: the timeout
- * @expired: when its callback ran
- * @now: when the record is read
+ * @expired: when its callback ran, in its clock
+ * @now: when the record is read, in its clock
  * @rec: out: the record, and for a periodic timeout its next deadline
+ *
+ * The record's times are as the file's opener reads the clock.
  */
 void twdev_fill_record(struct twdev_timeout *tdt, u64 expired, u64 now,
 		       struct twdev_record *rec)
 {
+	enum tw_clock clock = twdev_clock(tdt);
+
 	rec->tdt = tdt;
 	rec->now = now;
 	rec->ev.handle = tdt->handle;
 	rec->ev.cookie = tdt->cookie;
-	rec->ev.deadline = tdt->deadline;
-	rec->ev.expired = expired;
+	rec->ev.deadline = twdev_to_user_time(tdt->tf, clock, tdt->deadline);
+	rec->ev.expired = twdev_to_user_time(tdt->tf, clock, expired);
 	rec->ev.overrun = 0;
 	rec->ev.flags = tdt->period ? TWHEEL_EV_PERIODIC : 0;
 	rec->ev.reserved = 0;
@@ -211,7 +218,7 @@ static bool twdev_peek(struct twdev_file *tf, struct twdev_pass *pass,
 	xa_unlock_bh(&tf->timeouts);
 	if (!tdt)
 		return false;
-	twdev_fill_record(tdt, expired, ktime_get_ns(), rec);
+	twdev_fill_record(tdt, expired, tw_clock_ns(twdev_clock(tdt)), rec);
 	return true;
 }
 

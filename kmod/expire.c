@@ -2,8 +2,9 @@
 /*
  * expire.c - the hrtimer that drives a base, expiry runs, and the kick
  *
- * Each base has a pinned soft hrtimer, programmed for the tick of its next
- * work (wheel.c, tw_program()). Its callback (softirq, on the base's CPU)
+ * Each base has a pinned soft hrtimer on its clock, programmed for the tick
+ * of its next work (wheel.c, tw_program()); every time in this file is in
+ * the base's clock. Its callback (softirq, on the base's CPU)
  * brings the base's clock up to now: due buckets go to the cascade list and
  * their timeouts are re-filed, due ones onto the expired list. Then it runs
  * the callbacks of the expired list without the base lock.
@@ -149,7 +150,7 @@ void tw_wait_running(struct twheel_timeout *t)
 
 	if (tf & TW_F_MIGRATING)
 		return;
-	base = tw_base_of(tf & TW_F_CPU_MASK);
+	base = tw_base_of_flags(tf);
 	atomic_inc(&base->expiry_waiters);
 	spin_lock_bh(&base->expiry_lock);
 	atomic_dec(&base->expiry_waiters);
@@ -167,15 +168,18 @@ void tw_wait_running(struct twheel_timeout *t)
  */
 void tw_sync_callbacks(void)
 {
+	enum tw_clock clock;
 	unsigned int cpu;
 
 	for_each_possible_cpu(cpu) {
-		struct tw_base *base = tw_base_of(cpu);
+		for (clock = 0; clock < TW_NR_CLOCKS; clock++) {
+			struct tw_base *base = tw_base_of(cpu, clock);
 
-		atomic_inc(&base->expiry_waiters);
-		spin_lock_bh(&base->expiry_lock);
-		atomic_dec(&base->expiry_waiters);
-		spin_unlock_bh(&base->expiry_lock);
+			atomic_inc(&base->expiry_waiters);
+			spin_lock_bh(&base->expiry_lock);
+			atomic_dec(&base->expiry_waiters);
+			spin_unlock_bh(&base->expiry_lock);
+		}
 	}
 }
 
@@ -230,10 +234,10 @@ static u64 run_one(struct tw_base *base, struct twheel_timeout *t)
 	due = tw_tick_to_ns(t->expires);
 	raw_spin_unlock_irq(&base->lock);
 
-	start = ktime_get_ns();
+	start = tw_clock_ns(base->clock);
 	trace_twheel_expire(t, due, start);
 	call_timeout_fn(t);
-	end = ktime_get_ns();
+	end = tw_clock_ns(base->clock);
 
 	raw_spin_lock_irq(&base->lock);
 	base->running = NULL;
@@ -270,7 +274,7 @@ static bool run_expired(struct tw_base *base, unsigned int budget, u64 until)
  */
 static void yield_run(struct tw_base *base)
 {
-	u64 when = ktime_get_ns() + TW_YIELD_NS;
+	u64 when = tw_clock_ns(base->clock) + TW_YIELD_NS;
 
 	if (!base->online)
 		return;
@@ -297,7 +301,7 @@ static void note_fire(struct tw_base *base, u64 now)
 enum hrtimer_restart tw_hrtimer_fn(struct hrtimer *timer)
 {
 	struct tw_base *base = container_of(timer, struct tw_base, timer);
-	u64 start = ktime_get_ns();
+	u64 start = tw_clock_ns(base->clock);
 	u64 now = tw_ns_to_tick_floor(start);
 	bool done;
 

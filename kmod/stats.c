@@ -2,9 +2,9 @@
 /*
  * stats.c - debugfs statistics of the wheel: /sys/kernel/debug/twheel/stats
  *
- * One line of counters per possible CPU, read from a snapshot taken under
- * that CPU's base lock (tw_stats_snapshot()), then a total line. The
- * file has no lock of its own.
+ * One line of counters per possible CPU, its bases of both clocks summed
+ * from snapshots taken under each base's lock (tw_stats_snapshot()), then a
+ * total line. The file has no lock of its own.
  */
 #include <linux/cpumask.h>
 #include <linux/debugfs.h>
@@ -13,21 +13,6 @@
 #include "wheel.h"
 
 static struct dentry *tw_debugfs_dir;
-
-static void add_stats(struct tw_stats *sum, const struct tw_stats *s)
-{
-	sum->armed += s->armed;
-	sum->rearmed += s->rearmed;
-	sum->cancelled += s->cancelled;
-	sum->expired += s->expired;
-	sum->cascaded += s->cascaded;
-	sum->migrated += s->migrated;
-	sum->hrtimer_fires += s->hrtimer_fires;
-	sum->ticks_skipped += s->ticks_skipped;
-	sum->runs_cut += s->runs_cut;
-	sum->max_late_ns = max(sum->max_late_ns, s->max_late_ns);
-	sum->max_cb_ns = max(sum->max_cb_ns, s->max_cb_ns);
-}
 
 static void show_row(struct seq_file *m, const char *name,
 		     unsigned long pending, const struct tw_stats *s)
@@ -51,7 +36,7 @@ static int stats_show(struct seq_file *m, void *v)
 		tw_stats_snapshot(cpu, &s, &pending);
 		snprintf(name, sizeof(name), "%u", cpu);
 		show_row(m, name, pending, &s);
-		add_stats(&sum, &s);
+		tw_stats_add(&sum, &s);
 		all += pending;
 	}
 	show_row(m, "all", all, &sum);

@@ -5,7 +5,9 @@
  * Geometry
  * --------
  * Time is counted in ticks of tick_ns. Each CPU has a base (struct tw_base,
- * cpu.c) with TW_LEVELS levels of 64 buckets. A base's @clk is the last tick
+ * cpu.c) per clock, CLOCK_MONOTONIC and CLOCK_BOOTTIME, each with TW_LEVELS
+ * levels of 64 buckets; a timeout's clock is fixed when it is initialised,
+ * and every time below is in that clock. A base's @clk is the last tick
  * it has processed. A timeout due at tick E is filed by the highest bit in
  * which E differs from @clk: level L = that bit / 6, bucket = the 6-bit digit
  * of E at level L. So a bucket at level L holds timeouts that agree with @clk
@@ -96,7 +98,7 @@ void tw_set_tick(void)
 }
 
 /**
- * tw_tick_to_ns() - start of a tick in CLOCK_MONOTONIC nanoseconds
+ * tw_tick_to_ns() - start of a tick in nanoseconds of the base's clock
  * @tick: the tick
  *
  * Return: @tick * tick_ns, or KTIME_MAX if that is past the clock's range.
@@ -128,7 +130,7 @@ static u64 ns_div_tick(u64 ns, u64 *rem)
 }
 
 /**
- * tw_ns_to_tick() - tick at or after a CLOCK_MONOTONIC time
+ * tw_ns_to_tick() - tick at or after a time
  * @ns: time in nanoseconds
  *
  * Rounds up: a timeout must not fire early.
@@ -144,7 +146,7 @@ u64 tw_ns_to_tick(u64 ns)
 EXPORT_SYMBOL_IF_KUNIT(tw_ns_to_tick);
 
 /**
- * tw_ns_to_tick_floor() - tick that has started at a CLOCK_MONOTONIC time
+ * tw_ns_to_tick_floor() - tick that has started at a time
  * @ns: time in nanoseconds
  *
  * Return: the tick whose span holds @ns.
@@ -158,7 +160,7 @@ u64 tw_ns_to_tick_floor(u64 ns)
 
 /**
  * tw_check_deadline() - is a deadline one the wheel accepts
- * @deadline_ns: CLOCK_MONOTONIC deadline; in the past is fine
+ * @deadline_ns: deadline in the timeout's clock; in the past is fine
  * @now_ns: the current time
  *
  * Return: 0, or -ERANGE if @deadline_ns is past the clock's range or further
@@ -407,12 +409,14 @@ EXPORT_SYMBOL_IF_KUNIT(tw_base_advance);
  * tw_base_init() - initialise a base
  * @base: the base
  * @cpu: CPU it belongs to (any value for a private base)
- * @clk: its starting clock
+ * @clock: the clock of its ticks
+ * @clk: its starting tick
  *
  * The base starts offline: it programs no hrtimer until it is brought
  * online. The hrtimer and the kick are set up by cpu.c.
  */
-void tw_base_init(struct tw_base *base, unsigned int cpu, u64 clk)
+void tw_base_init(struct tw_base *base, unsigned int cpu,
+		  enum tw_clock clock, u64 clk)
 {
 	unsigned int i;
 
@@ -420,6 +424,7 @@ void tw_base_init(struct tw_base *base, unsigned int cpu, u64 clk)
 	raw_spin_lock_init(&base->lock);
 	spin_lock_init(&base->expiry_lock);
 	base->cpu = cpu;
+	base->clock = clock;
 	base->clk = clk;
 	base->programmed = U64_MAX;
 	INIT_LIST_HEAD(&base->cascade);
@@ -487,7 +492,7 @@ static struct tw_base *tw_lock_timeout_base(struct twheel_timeout *t,
 	for (;;) {
 		tf = READ_ONCE(t->flags);
 		if (!(tf & TW_F_MIGRATING)) {
-			base = tw_base_of(tf & TW_F_CPU_MASK);
+			base = tw_base_of_flags(tf);
 			raw_spin_lock_irqsave(&base->lock, *flags);
 			if (READ_ONCE(t->flags) == tf)
 				return base;
@@ -627,7 +632,7 @@ static int mod_timeout(struct twheel_timeout *t, u64 expires, u64 now,
 		debug_activate(t);
 	/* A timeout whose callback runs stays put: see twheel_cancel_sync(). */
 	while (base->running != t) {
-		new = tw_target_base(cpu);
+		new = tw_target_base(cpu, base->clock);
 		if (new == base)
 			break;
 		base = switch_base(t, base, new);
@@ -652,8 +657,8 @@ out_unlock:
 /**
  * tw_mod() - twheel_mod() for a caller that has validated its arguments
  * @t: an initialised timeout
- * @deadline_ns: CLOCK_MONOTONIC deadline, accepted by tw_check_deadline()
- * @now_ns: ktime_get_ns() as read by the caller, not after this call
+ * @deadline_ns: deadline in @t's clock, accepted by tw_check_deadline()
+ * @now_ns: @t's clock as read by the caller, not after this call
  * @cpu: a possible CPU or TWHEEL_CPU_LOCAL
  * @flags: one of the TWHEEL_MOD_* flags or 0
  *
@@ -670,17 +675,20 @@ int tw_mod(struct twheel_timeout *t, u64 deadline_ns, u64 now_ns, int cpu,
  * __twheel_timeout_init() - prepare a timeout for use
  * @t: the timeout
  * @func: callback run when it expires
+ * @clockid: CLOCK_MONOTONIC or CLOCK_BOOTTIME, the clock of its deadlines
  * @name: lockdep name of the call site (NULL without lockdep)
  * @key: lockdep class of the call site (NULL without lockdep)
  *
- * Use twheel_timeout_init(), which supplies @name and @key. Must be called
- * once before @t is armed; never on a pending timeout. Also undoes
- * twheel_shutdown().
+ * Use twheel_timeout_init() or twheel_timeout_init_clock(), which supply
+ * @name and @key. Must be called once before @t is armed; never on a
+ * pending timeout. Also undoes twheel_shutdown(). Any other @clockid is a
+ * bug: it warns once and uses CLOCK_MONOTONIC, as hrtimer_setup() does.
  *
  * Context: any context.
  */
 void __twheel_timeout_init(struct twheel_timeout *t, twheel_fn_t func,
-			   const char *name, struct lock_class_key *key)
+			   clockid_t clockid, const char *name,
+			   struct lock_class_key *key)
 {
 	debug_init(t);
 	INIT_LIST_HEAD(&t->entry);
@@ -688,6 +696,10 @@ void __twheel_timeout_init(struct twheel_timeout *t, twheel_fn_t func,
 	t->func = func;
 	t->idx = 0;
 	t->flags = raw_smp_processor_id();
+	if (clockid == CLOCK_BOOTTIME)
+		t->flags |= TW_F_BOOTTIME;
+	else
+		WARN_ON_ONCE(clockid != CLOCK_MONOTONIC);
 #ifdef CONFIG_LOCKDEP
 	lockdep_init_map(&t->lockdep_map, name, key, 0);
 #endif
@@ -695,12 +707,25 @@ void __twheel_timeout_init(struct twheel_timeout *t, twheel_fn_t func,
 EXPORT_SYMBOL_GPL(__twheel_timeout_init);
 
 /**
+ * tw_set_clock() - move an idle timeout to another clock
+ * @t: an initialised timeout that is not pending, whose callback does not
+ *	run, and that nothing else arms or cancels meanwhile
+ * @clock: its clock from now on
+ */
+void tw_set_clock(struct twheel_timeout *t, enum tw_clock clock)
+{
+	u32 tf = t->flags & ~TW_F_BOOTTIME;
+
+	WRITE_ONCE(t->flags, clock == TW_CLOCK_BOOT ? tf | TW_F_BOOTTIME : tf);
+}
+
+/**
  * twheel_mod() - arm or move a timeout to an absolute time, with a clock
  *	reading the caller already has
  * @t: an initialised timeout
- * @deadline_ns: CLOCK_MONOTONIC deadline (ktime_get() nanoseconds); a time
- *	in the past makes the timeout fire at once
- * @now_ns: ktime_get_ns() as read by the caller, not after this call
+ * @deadline_ns: deadline in @t's clock (twheel_clock_ns() nanoseconds); a
+ *	time in the past makes the timeout fire at once
+ * @now_ns: twheel_clock_ns() as read by the caller, not after this call
  * @cpu: CPU whose wheel takes the timeout, or TWHEEL_CPU_LOCAL (the local
  *	CPU, or a housekeeping CPU when the local one is isolated from timers)
  * @flags: 0, TWHEEL_MOD_PENDING_ONLY or TWHEEL_MOD_IDLE_ONLY
@@ -747,7 +772,7 @@ EXPORT_SYMBOL_GPL(twheel_mod);
  */
 int twheel_arm(struct twheel_timeout *t, u64 delay_ns)
 {
-	u64 now = ktime_get_ns();
+	u64 now = twheel_clock_ns(t);
 
 	if (delay_ns > twheel_max_delay_ns())
 		return -ERANGE;
@@ -758,8 +783,8 @@ EXPORT_SYMBOL_GPL(twheel_arm);
 /**
  * twheel_arm_abs() - arm or re-arm a timeout at an absolute time
  * @t: an initialised timeout
- * @deadline_ns: CLOCK_MONOTONIC deadline (ktime_get() nanoseconds); a time
- *	in the past makes the timeout fire at once
+ * @deadline_ns: deadline in @t's clock (twheel_clock_ns() nanoseconds); a
+ *	time in the past makes the timeout fire at once
  * @cpu: CPU whose wheel takes the timeout, or TWHEEL_CPU_LOCAL
  *
  * As twheel_mod() with the current time and no flags.
@@ -771,7 +796,7 @@ EXPORT_SYMBOL_GPL(twheel_arm);
  */
 int twheel_arm_abs(struct twheel_timeout *t, u64 deadline_ns, int cpu)
 {
-	return twheel_mod(t, deadline_ns, ktime_get_ns(), cpu, 0);
+	return twheel_mod(t, deadline_ns, twheel_clock_ns(t), cpu, 0);
 }
 EXPORT_SYMBOL_GPL(twheel_arm_abs);
 
@@ -789,7 +814,7 @@ EXPORT_SYMBOL_GPL(twheel_arm_abs);
  */
 int twheel_rearm(struct twheel_timeout *t, u64 delay_ns)
 {
-	u64 now = ktime_get_ns();
+	u64 now = twheel_clock_ns(t);
 
 	if (delay_ns > twheel_max_delay_ns())
 		return -ERANGE;
@@ -849,8 +874,8 @@ static unsigned int shutdown_run(struct twheel_timeout **ts, unsigned int n)
 	base = tw_lock_timeout_base(ts[0], &flags);
 	do {
 		cancel_locked(base, ts[i], true);
-	} while (++i < n && (READ_ONCE(ts[i]->flags) &
-			     (TW_F_MIGRATING | TW_F_CPU_MASK)) == base->cpu);
+	} while (++i < n && (READ_ONCE(ts[i]->flags) & TW_F_BASE_MASK) ==
+			    tw_base_flags(base));
 	raw_spin_unlock_irqrestore(&base->lock, flags);
 	return i;
 }
@@ -998,6 +1023,20 @@ bool twheel_pending(const struct twheel_timeout *t)
 	return !list_empty_careful(&t->entry);
 }
 EXPORT_SYMBOL_GPL(twheel_pending);
+
+/**
+ * twheel_clock_ns() - the current time of a timeout's clock
+ * @t: an initialised timeout
+ *
+ * Context: any context.
+ * Return: ktime_get_ns() for a CLOCK_MONOTONIC timeout,
+ * ktime_get_boottime_ns() for a CLOCK_BOOTTIME one.
+ */
+u64 twheel_clock_ns(const struct twheel_timeout *t)
+{
+	return tw_clock_ns(tw_flags_clock(READ_ONCE(t->flags)));
+}
+EXPORT_SYMBOL_GPL(twheel_clock_ns);
 
 /**
  * twheel_tick_ns() - the wheel's tick

@@ -18,6 +18,7 @@
 #include <linux/list.h>
 #include <linux/smp.h>
 #include <linux/spinlock.h>
+#include <linux/timekeeping.h>
 #include <linux/twheel.h>
 #include <linux/types.h>
 
@@ -45,6 +46,46 @@
 #define TW_F_MIGRATING		0x00010000U
 /* t->flags: shut down; arms are ignored until it is initialised again. */
 #define TW_F_SHUTDOWN		0x00020000U
+/* t->flags: runs on CLOCK_BOOTTIME; set by twheel_timeout_init_clock(). */
+#define TW_F_BOOTTIME		0x00040000U
+
+/*
+ * The clocks a timeout can run on. Each CPU has one base per clock, each
+ * with its own hrtimer on that clock, so a CLOCK_BOOTTIME timeout whose
+ * deadline passed during suspend fires on resume, as the hrtimer core
+ * fires its own CLOCK_BOOTTIME timers.
+ */
+enum tw_clock {
+	TW_CLOCK_MONO,
+	TW_CLOCK_BOOT,
+	TW_NR_CLOCKS,
+};
+
+/* The clock of a timeout whose flags are @tf. */
+static inline enum tw_clock tw_flags_clock(u32 tf)
+{
+	return tf & TW_F_BOOTTIME ? TW_CLOCK_BOOT : TW_CLOCK_MONO;
+}
+
+/* The current time of @clock in nanoseconds. */
+static inline u64 tw_clock_ns(enum tw_clock clock)
+{
+	return clock == TW_CLOCK_BOOT ? ktime_get_boottime_ns() :
+					ktime_get_ns();
+}
+
+/*
+ * @mono_ns, a CLOCK_MONOTONIC reading, as the same instant of @clock:
+ * cheaper than a second clock read, and never later than a reading of
+ * @clock taken after @mono_ns.
+ */
+static inline u64 tw_clock_from_mono(u64 mono_ns, enum tw_clock clock)
+{
+	if (clock == TW_CLOCK_MONO)
+		return mono_ns;
+	return ktime_to_ns(ktime_mono_to_any(ns_to_ktime(mono_ns),
+					     TK_OFFS_BOOT));
+}
 
 /**
  * struct tw_stats - per-CPU counters for debugfs; nothing reads them back
@@ -75,7 +116,7 @@ struct tw_stats {
 };
 
 /**
- * struct tw_base - one CPU's wheel
+ * struct tw_base - one CPU's wheel for one clock
  * @lock: protects every field below but @expiry_lock and @expiry_waiters,
  *	and the lists of all timeouts queued on the base
  * @running: timeout whose callback runs right now, or NULL
@@ -88,6 +129,7 @@ struct tw_stats {
  * @in_timer: the hrtimer callback is running; it reprograms on exit
  * @kick_sent: @kick_csd is on its way and its handler has not taken @lock yet
  * @cpu: the CPU this base belongs to
+ * @clock: the clock of its ticks, its hrtimer and its timeouts
  * @occupied: per level, bit i set when bucket i of that level is non-empty
  * @cascade: timeouts taken from a due upper-level bucket, to be re-filed
  * @expired: due timeouts waiting for their callbacks, in expiry order
@@ -113,6 +155,7 @@ struct tw_base {
 	bool in_timer;
 	bool kick_sent;
 	unsigned int cpu;
+	enum tw_clock clock;
 	u64 occupied[TW_LEVELS];
 	struct list_head cascade;
 	struct list_head expired;
@@ -134,7 +177,8 @@ u64 tw_bucket_tick(u64 clk, unsigned int idx);
 int tw_check_deadline(u64 deadline_ns, u64 now_ns);
 
 /* wheel.c: a base and its timeouts, called with base->lock held */
-void tw_base_init(struct tw_base *base, unsigned int cpu, u64 clk);
+void tw_base_init(struct tw_base *base, unsigned int cpu,
+		  enum tw_clock clock, u64 clk);
 u64 tw_next_event(const struct tw_base *base);
 void tw_enqueue(struct tw_base *base, struct twheel_timeout *t);
 bool tw_dequeue(struct tw_base *base, struct twheel_timeout *t);
@@ -147,6 +191,7 @@ void tw_debug_deactivate(struct twheel_timeout *t);
 int tw_mod(struct twheel_timeout *t, u64 deadline_ns, u64 now_ns, int cpu,
 	   unsigned int flags);
 void tw_shutdown_many(struct twheel_timeout **ts, unsigned int n);
+void tw_set_clock(struct twheel_timeout *t, enum tw_clock clock);
 
 /* expire.c */
 enum hrtimer_restart tw_hrtimer_fn(struct hrtimer *timer);
@@ -157,8 +202,9 @@ void tw_wait_running(struct twheel_timeout *t);
 void tw_sync_callbacks(void);
 
 /* cpu.c */
-struct tw_base *tw_base_of(unsigned int cpu);
-struct tw_base *tw_target_base(int cpu);
+struct tw_base *tw_base_of(unsigned int cpu, enum tw_clock clock);
+struct tw_base *tw_target_base(int cpu, enum tw_clock clock);
+void tw_stats_add(struct tw_stats *sum, const struct tw_stats *s);
 void tw_stats_snapshot(unsigned int cpu, struct tw_stats *out,
 		       unsigned long *nr_pending);
 int tw_init(void);
@@ -168,8 +214,23 @@ void tw_exit(void);
 void tw_stats_init(void);
 void tw_stats_exit(void);
 
+/* The bits of t->flags that name a base (and say it is being left). */
+#define TW_F_BASE_MASK		(TW_F_CPU_MASK | TW_F_BOOTTIME | TW_F_MIGRATING)
+
+/* t->flags & TW_F_BASE_MASK of a timeout queued on @base. */
+static inline u32 tw_base_flags(const struct tw_base *base)
+{
+	return base->cpu | (base->clock == TW_CLOCK_BOOT ? TW_F_BOOTTIME : 0);
+}
+
+/* The base a timeout whose flags are @tf is queued on (or was last). */
+static inline struct tw_base *tw_base_of_flags(u32 tf)
+{
+	return tw_base_of(tf & TW_F_CPU_MASK, tw_flags_clock(tf));
+}
+
 #if IS_ENABLED(CONFIG_KUNIT)
-bool tw_base_timer_armed(unsigned int cpu);
+bool tw_base_timer_armed(unsigned int cpu, enum tw_clock clock);
 #endif
 
 #endif /* _TWHEEL_WHEEL_H */

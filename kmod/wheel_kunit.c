@@ -181,7 +181,7 @@ static struct tw_base *new_base(struct kunit *test, u64 clk)
 						 GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_NULL(test, base);
-	tw_base_init(base, 0, clk);
+	tw_base_init(base, 0, TW_CLOCK_MONO, clk);
 	return base;
 }
 

@@ -56,9 +56,9 @@ struct twheel;
  * a TWHEEL_CANCELLED_*, for a get a TWHEEL_STATE_*. @handle is the new
  * handle of an arm (0 if it failed), else the handle operated on. For a get
  * that succeeded, @cookie, @deadline, @period, @flags (TWHEEL_ARM_CPU,
- * TWHEEL_ARM_FIXED_DELAY) and @cpu describe the timeout; they are 0 for
- * the other operations. The slot must stay valid until the twheel_flush()
- * that submits it returns.
+ * TWHEEL_ARM_FIXED_DELAY, TWHEEL_ARM_BOOTTIME) and @cpu describe the
+ * timeout; they are 0 for the other operations. The slot must stay valid
+ * until the twheel_flush() that submits it returns.
  */
 struct twheel_result {
 	uint64_t handle;

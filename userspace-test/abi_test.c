@@ -180,7 +180,11 @@ TEST_F(abi, arm_size_below_ver0_einval)
 
 TEST_F(abi, arm_unknown_flag_einval)
 {
-	EXPECT_EQ(tw_arm_full(self->fd, 0, SEC, 0, 1U << 3, 0, NULL), -EINVAL);
+	/* The lowest bit TWHEEL_ARM_FLAGS_ALL does not have. */
+	uint32_t unknown = (TWHEEL_ARM_FLAGS_ALL + 1) & ~TWHEEL_ARM_FLAGS_ALL;
+
+	ASSERT_NE(unknown, 0U);
+	EXPECT_EQ(tw_arm_full(self->fd, 0, SEC, 0, unknown, 0, NULL), -EINVAL);
 	EXPECT_EQ(tw_arm_full(self->fd, 0, SEC, 0, 1U << 31, 0, NULL), -EINVAL);
 	expect_empty(_metadata, self->fd);
 }
@@ -466,9 +470,47 @@ TEST_F(abi, fdinfo_reports_counts_and_limit)
 	EXPECT_EQ(tw_fdinfo(self->fd, "pending"), 2);
 	EXPECT_EQ(tw_fdinfo(self->fd, "queued"), 1);
 	EXPECT_EQ(tw_fdinfo(self->fd, "max_pending"), self->info.max_pending);
+	EXPECT_EQ(tw_fdinfo(self->fd, "armed"), 2);
+	EXPECT_EQ(tw_fdinfo(self->fd, "fired"), 1);
+	EXPECT_EQ(tw_fdinfo(self->fd, "cancelled"), 0);
 	EXPECT_EQ(tw_cancel(self->fd, h), 0);
 	EXPECT_EQ(tw_fdinfo(self->fd, "pending"), 1);
 	EXPECT_EQ(tw_fdinfo(self->fd, "queued"), 0);
+	EXPECT_EQ(tw_fdinfo(self->fd, "cancelled"), 1);
+	EXPECT_EQ(tw_fdinfo(self->fd, "overruns"), 0);
+}
+
+/* fdinfo's counters are TWHEEL_IOC_STATS's, the lateness histogram too. */
+TEST_F(abi, fdinfo_matches_stats)
+{
+	struct twheel_stats st = {};
+	char path[64], line[512], *p;
+	long long sum = 0, v;
+	unsigned int i;
+	FILE *f;
+
+	tw_arm(_metadata, self->fd, 1, 0);
+	tw_arm(_metadata, self->fd, 2, MS);
+	while (tw_fdinfo(self->fd, "fired") < 2)
+		ASSERT_TRUE(tw_wait_ready(self->fd, 2000));
+	ASSERT_EQ(tw_ioctl(self->fd, TWHEEL_IOC_STATS, &st), 0);
+	EXPECT_EQ(tw_fdinfo(self->fd, "armed"), (long long)st.armed);
+	EXPECT_EQ(tw_fdinfo(self->fd, "fired"), (long long)st.fired);
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", self->fd);
+	f = fopen(path, "r");
+	ASSERT_NE(f, NULL);
+	line[0] = 0;
+	while (fgets(line, sizeof(line), f) && strncmp(line, "late:", 5))
+		;
+	fclose(f);
+	ASSERT_EQ(strncmp(line, "late:", 5), 0);
+	p = line + 5;
+	for (i = 0; i < TWHEEL_STATS_LATE_BUCKETS; i++) {
+		v = strtoll(p, &p, 10);
+		EXPECT_EQ(v, (long long)st.late[i]);
+		sum += v;
+	}
+	EXPECT_EQ(sum, 2);
 }
 
 TEST_F(abi, not_seekable_espipe)

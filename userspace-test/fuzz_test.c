@@ -1222,6 +1222,9 @@ static void op_get(int tid, struct rng *r, struct tfile *f)
  * errno it must get. Applied, the re-arm would fire at once (an early
  * record) and the cancel would lose a record.
  */
+/* The arm flags are the low bits; every bit above them is unknown. */
+#define ARM_FLAG_BITS	__builtin_ctz(~TWHEEL_ARM_FLAGS_ALL)
+
 static int gen_invalid_op(struct rng *r, struct tfile *f, struct twheel_op *op,
 			  u64 now, const char **what)
 {
@@ -1238,7 +1241,7 @@ static int gen_invalid_op(struct rng *r, struct tfile *f, struct twheel_op *op,
 	case 1:
 		*what = "arm with unknown flag";
 		gen_arm(r, f, op, now);
-		op->flags |= 1U << (3 + rn(r, 29));
+		op->flags |= 1U << (ARM_FLAG_BITS + rn(r, 32 - ARM_FLAG_BITS));
 		return -EINVAL;
 	case 2:
 		*what = "arm with cpu but no TWHEEL_ARM_CPU";

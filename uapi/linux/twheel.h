@@ -7,9 +7,14 @@
  * batch; expiries are read() as struct twheel_event records, and poll/epoll
  * report EPOLLIN while at least one record is ready.
  *
- * All times are nanoseconds of CLOCK_MONOTONIC. A timeout never fires early
- * and fires at most one tick (twheel_info.tick_ns) plus the machine's wake-up
- * latency late.
+ * All times are nanoseconds of the timeout's clock: CLOCK_MONOTONIC, or
+ * CLOCK_BOOTTIME for a timeout armed with TWHEEL_ARM_BOOTTIME (it goes on
+ * counting while the machine is suspended, and a timeout whose deadline
+ * passed during suspend fires on resume). Absolute times, in and out, are
+ * as the opener of the file reads its clocks: in a time namespace, that
+ * namespace's clocks (see Documentation/uapi.rst). A timeout never fires
+ * early and fires at most one tick (twheel_info.tick_ns) plus the machine's
+ * wake-up latency late.
  *
  * Growth rules: structures only grow at their end; every structure passed
  * to an ioctl has a *_SIZE_VER0 constant. The kernel accepts any size from
@@ -25,20 +30,27 @@
 #include <linux/types.h>
 
 /* Version of this ABI; bumped when something is added. */
-#define TWHEEL_API_VERSION		3
+#define TWHEEL_API_VERSION		4
 
 /* ioctl type 0xBA: unassigned in Documentation/userspace-api/ioctl/ioctl-number.rst. */
 #define TWHEEL_IOC_MAGIC		0xBA
 
-/* Flags of struct twheel_arm and of TWHEEL_OP_ARM / TWHEEL_OP_REARM. */
-/* @expires is an absolute CLOCK_MONOTONIC deadline, not a delay. */
+/*
+ * Flags of struct twheel_arm and TWHEEL_OP_ARM (all), and of struct
+ * twheel_rearm and TWHEEL_OP_REARM (TWHEEL_ARM_ABS only: a re-arm keeps the
+ * timeout's clock).
+ */
+/* @expires is an absolute deadline in the timeout's clock, not a delay. */
 #define TWHEEL_ARM_ABS			0x1U
 /* Run the timeout on CPU @cpu rather than on the caller's CPU. */
 #define TWHEEL_ARM_CPU			0x2U
 /* Periodic: the next period starts when the event is read (fixed delay). */
 #define TWHEEL_ARM_FIXED_DELAY		0x4U
+/* The timeout runs on CLOCK_BOOTTIME instead of CLOCK_MONOTONIC (API 4). */
+#define TWHEEL_ARM_BOOTTIME		0x8U
 #define TWHEEL_ARM_FLAGS_ALL		(TWHEEL_ARM_ABS | TWHEEL_ARM_CPU | \
-					 TWHEEL_ARM_FIXED_DELAY)
+					 TWHEEL_ARM_FIXED_DELAY | \
+					 TWHEEL_ARM_BOOTTIME)
 
 /**
  * struct twheel_arm - arm a new timeout (TWHEEL_IOC_ARM)
@@ -221,8 +233,9 @@ struct twheel_info {
  * struct twheel_event - one expiry record returned by read()
  * @handle: the timeout
  * @cookie: its cookie
- * @deadline: CLOCK_MONOTONIC deadline of the first expiry in this record
- * @expired: CLOCK_MONOTONIC time at which that expiry was delivered
+ * @deadline: deadline of the first expiry in this record, in the timeout's
+ *	clock
+ * @expired: time at which that expiry was delivered, in the same clock
  * @overrun: expiries after the first that this record also stands for
  *           (fixed-rate periodic timeouts whose reader fell behind)
  * @flags: TWHEEL_EV_*
@@ -250,14 +263,15 @@ struct twheel_event {
  * struct twheel_get - a live timeout (TWHEEL_IOC_GET, TWHEEL_IOC_DRAIN)
  * @handle: the timeout (in for GET, out for DRAIN)
  * @cookie: its cookie
- * @deadline: CLOCK_MONOTONIC deadline of its current arming, or of the
- *	expiry its queued record reports
+ * @deadline: deadline of its current arming, or of the expiry its queued
+ *	record reports, in the timeout's clock
  * @remaining: ns from the call to @deadline; 0 once it has passed
  * @period: 0 for a one-shot timeout, else its period
  * @overrun: for a queued record of a fixed-rate timeout, the further
  *	periods passed so far (what read() would report now)
  * @state: TWHEEL_STATE_*
- * @flags: the TWHEEL_ARM_CPU and TWHEEL_ARM_FIXED_DELAY it was armed with
+ * @flags: the TWHEEL_ARM_CPU, TWHEEL_ARM_FIXED_DELAY and TWHEEL_ARM_BOOTTIME
+ *	it was armed with
  * @cpu: with TWHEEL_ARM_CPU in @flags, its CPU; else 0
  * @reserved: zero
  *

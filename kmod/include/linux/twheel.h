@@ -8,9 +8,14 @@
  * the caller (embed it in your own object); twheel never allocates on the
  * arm, cancel or expiry paths.
  *
- * Times are CLOCK_MONOTONIC nanoseconds (ktime_get()). A timeout never fires
- * before its deadline; it fires at most one wheel tick (module parameter
- * tick_ns) plus the machine's hrtimer/softirq latency after it.
+ * Times are nanoseconds of the timeout's clock, chosen when it is
+ * initialised: CLOCK_MONOTONIC (ktime_get(); twheel_timeout_init()) or
+ * CLOCK_BOOTTIME (ktime_get_boottime(), which goes on counting during
+ * suspend; twheel_timeout_init_clock()). A timeout never fires before its
+ * deadline in its clock; it fires at most one wheel tick (module parameter
+ * tick_ns) plus the machine's hrtimer/softirq latency after it, and a
+ * CLOCK_BOOTTIME timeout whose deadline passed during suspend fires on
+ * resume.
  *
  * Callbacks run in softirq context on the CPU that owns the timeout, with no
  * twheel lock held. A callback may re-arm its own timeout and may arm or
@@ -23,6 +28,7 @@
 
 #include <linux/list.h>
 #include <linux/lockdep.h>
+#include <linux/time.h>
 #include <linux/types.h>
 
 struct twheel_timeout;
@@ -67,29 +73,44 @@ struct twheel_timeout {
 #define TWHEEL_MOD_IDLE_ONLY	0x2U
 
 void __twheel_timeout_init(struct twheel_timeout *t, twheel_fn_t func,
-			   const char *name, struct lock_class_key *key);
+			   clockid_t clockid, const char *name,
+			   struct lock_class_key *key);
 
 #ifdef CONFIG_LOCKDEP
 /**
- * twheel_timeout_init() - prepare a timeout for use
+ * twheel_timeout_init_clock() - prepare a timeout for use, on a clock
  * @t: the timeout
  * @func: callback run when it expires
+ * @clockid: CLOCK_MONOTONIC or CLOCK_BOOTTIME: the clock of @t's deadlines
+ *	until it is initialised again
  *
  * Must be called once before @t is armed; never on a pending timeout. Each
  * call site is its own lockdep class, as with timer_setup().
  *
  * Context: any context.
  */
-#define twheel_timeout_init(t, func)					\
+#define twheel_timeout_init_clock(t, func, clockid)			\
 	do {								\
 		static struct lock_class_key __key;			\
 									\
-		__twheel_timeout_init((t), (func), #t, &__key);		\
+		__twheel_timeout_init((t), (func), (clockid), #t, &__key); \
 	} while (0)
 #else
-#define twheel_timeout_init(t, func)					\
-	__twheel_timeout_init((t), (func), NULL, NULL)
+#define twheel_timeout_init_clock(t, func, clockid)			\
+	__twheel_timeout_init((t), (func), (clockid), NULL, NULL)
 #endif
+
+/**
+ * twheel_timeout_init() - prepare a CLOCK_MONOTONIC timeout for use
+ * @t: the timeout
+ * @func: callback run when it expires
+ *
+ * twheel_timeout_init_clock() with CLOCK_MONOTONIC.
+ *
+ * Context: any context.
+ */
+#define twheel_timeout_init(t, func)					\
+	twheel_timeout_init_clock((t), (func), CLOCK_MONOTONIC)
 
 int twheel_mod(struct twheel_timeout *t, u64 deadline_ns, u64 now_ns,
 	       int cpu, unsigned int flags);
@@ -102,6 +123,7 @@ int twheel_cancel_sync(struct twheel_timeout *t);
 int twheel_shutdown(struct twheel_timeout *t);
 int twheel_shutdown_sync(struct twheel_timeout *t);
 bool twheel_pending(const struct twheel_timeout *t);
+u64 twheel_clock_ns(const struct twheel_timeout *t);
 u64 twheel_tick_ns(void);
 u64 twheel_max_delay_ns(void);
 
