@@ -141,6 +141,46 @@ static inline int tw_batch(int fd, void *ops, uint32_t count,
 	return tw_ioctl(fd, TWHEEL_IOC_BATCH, &b);
 }
 
+static inline int tw_get(int fd, uint64_t handle, struct twheel_get *g)
+{
+	memset(g, 0, sizeof(*g));
+	g->handle = handle;
+	return tw_ioctl(fd, TWHEEL_IOC_GET, g);
+}
+
+/* TWHEEL_IOC_CANCEL's own return value, the positive ones included. */
+static inline int tw_cancel_flags(int fd, uint64_t handle,
+				  uint32_t flags)
+{
+	struct twheel_cancel c = { .handle = handle, .flags = flags };
+	int ret = ioctl(fd, TWHEEL_IOC_CANCEL, &c);
+
+	return ret < 0 ? -errno : ret;
+}
+
+static inline int tw_stats(int fd, struct twheel_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	return tw_ioctl(fd, TWHEEL_IOC_STATS, st);
+}
+
+static inline int tw_drain(int fd, struct twheel_get *e, uint32_t count,
+			   uint64_t *cursor, uint32_t flags,
+			   uint32_t *filled)
+{
+	struct twheel_drain d = {
+		.entries = (uintptr_t)e, .count = count,
+		.entry_size = sizeof(*e), .cursor = *cursor, .flags = flags,
+	};
+	int ret = tw_ioctl(fd, TWHEEL_IOC_DRAIN, &d);
+
+	if (!ret) {
+		*cursor = d.cursor;
+		*filled = d.filled;
+	}
+	return ret;
+}
+
 /* What tw_read_nocheck() returns for a read() of part of a record. */
 #define TW_PARTIAL	INT_MIN
 
