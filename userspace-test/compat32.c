@@ -448,6 +448,7 @@ TEST(compat32_stats)
 	EXPECT_EQ((long long)st.queued, tw_fdinfo(fd, "queued"));
 
 	sleep_ns(60 * MS);
+	t0 = now_ns();
 	n = tw_read(_metadata, fd, ev, 8);
 	ASSERT_EQ(n, 4);
 	ASSERT_EQ(tw_stats(fd, &st), 0);
@@ -455,7 +456,12 @@ TEST(compat32_stats)
 		if (ev[i].handle == periodic)
 			break;
 	ASSERT_LT(i, n);
-	EXPECT_GE(ev[i].overrun, 4ULL);
+	EXPECT_GE(ev[i].overrun, 4ULL) {
+		TH_LOG("deadline %llu expired %llu read %llu",
+		       (unsigned long long)ev[i].deadline,
+		       (unsigned long long)ev[i].expired,
+		       (unsigned long long)t0);
+	}
 	EXPECT_EQ(st.overruns, ev[i].overrun);
 	EXPECT_EQ(st.pending, 2ULL);
 	EXPECT_GE(st.fired, 4ULL);

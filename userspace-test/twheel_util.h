@@ -45,12 +45,22 @@ static inline uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * SEC + ts.tv_nsec;
 }
 
+/*
+ * Sleep at least @ns. A 32-bit glibc's nanosleep() uses the 32-bit time
+ * syscalls for times that fit them, and a kernel built without
+ * CONFIG_COMPAT_32BIT_TIME (the suite's debug kernels) has none: ENOSYS at
+ * once. poll() takes its timeout as an int of ms and works everywhere.
+ */
 static inline void sleep_ns(uint64_t ns)
 {
 	struct timespec ts = { .tv_sec = ns / SEC, .tv_nsec = ns % SEC };
+	uint64_t end = now_ns() + ns, t;
 
-	while (nanosleep(&ts, &ts) && errno == EINTR)
-		;
+	while (nanosleep(&ts, &ts))
+		if (errno != EINTR)
+			break;
+	while ((t = now_ns()) < end)
+		poll(NULL, 0, (int)((end - t + MS - 1) / MS));
 }
 
 /* ioctl() as 0 or -errno. */
