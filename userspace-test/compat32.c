@@ -59,6 +59,38 @@ TEST(compat32_layout_matches_64bit)
 	}
 }
 
+/*
+ * No structure has padding the compiler chose (the thing that differs
+ * between i386 and x86-64), and compat_layout.h lists every field: each
+ * field starts where the one before it ended, and the last ends at the
+ * structure's size.
+ */
+TEST(compat32_layout_has_no_holes)
+{
+	const struct tw_layout_field *s = NULL, *f;
+	size_t i, end = 0;
+
+	for (i = 0; i <= TW_LAYOUT_COUNT; i++) {
+		f = i < TW_LAYOUT_COUNT ? &tw_layout[i] : NULL;
+		if (!f || !strchr(f->name, '.')) {
+			/* A new structure: the previous one must be full. */
+			if (s)
+				EXPECT_EQ(end, s->size) {
+					TH_LOG("%s: fields end at %zu of %zu",
+					       s->name, end, s->size);
+				}
+			s = f;
+			end = 0;
+			continue;
+		}
+		EXPECT_EQ(f->offset, end) {
+			TH_LOG("%s at %zu, the field before ends at %zu",
+			       f->name, f->offset, end);
+		}
+		end = f->offset + f->size;
+	}
+}
+
 TEST(compat32_info)
 {
 	struct twheel_info info;
