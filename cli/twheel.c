@@ -6,8 +6,9 @@
  *   twheel stat [--watch [SEC]]   per-CPU wheel statistics (debugfs)
  *   twheel ps              processes holding /dev/twheel, from fdinfo
  *   twheel sleep DURATION  sleep on a twheel timeout
- *   twheel arm [--period D] [--count N] [--fixed-delay] [--cpu N] [--boottime] DELAY
- *                          arm a timeout and print its expiries
+ *   twheel arm [--period D] [--count N] [--fixed-delay] [--cpu N] [--boottime]
+ *              [-v] DELAY  arm a timeout and print its expiries; -v adds
+ *                          what GET, DRAIN and STATS say
  *
  * Built on libtwheel. twheel(8) is the manual.
  */
@@ -37,7 +38,7 @@ static void usage(FILE *f)
 		"       twheel ps\n"
 		"       twheel sleep DURATION\n"
 		"       twheel arm [--period DURATION] [--fixed-delay] [--count N]\n"
-		"                  [--cpu N] [--cookie N] [--boottime] DELAY\n"
+		"                  [--cpu N] [--cookie N] [--boottime] [--verbose] DELAY\n"
 		"DURATION: a number with ns, us, ms, s, m or h (default s), e.g. 250ms, 1.5s\n"
 		"See twheel(8).\n");
 }
@@ -359,12 +360,82 @@ static int cmd_ps(void)
 	return 0;
 }
 
+static const char *state_name(uint32_t state)
+{
+	return state == TWHEEL_STATE_ARMED ? "armed" :
+	       state == TWHEEL_STATE_QUEUED ? "queued" : "?";
+}
+
+/* arm -v: the new timeout as the kernel describes it (TWHEEL_OP_GET). */
+static int print_get(struct twheel *tw, uint64_t handle)
+{
+	struct twheel_result g;
+	uint64_t now;
+	int ret;
+
+	ret = twheel_prep_get(tw, handle, &g);
+	if (!ret)
+		ret = twheel_flush(tw);
+	if (ret >= 0 && g.result < 0)
+		ret = g.result;
+	if (ret < 0)
+		return fail("get", ret);
+	now = twheel_now_ns();
+	printf("# get handle %" PRIu64 " cookie %" PRIu64 " state %s deadline %"
+	       PRIu64 " remaining_ns %" PRIu64 " period %" PRIu64
+	       " flags 0x%" PRIx32 " cpu %" PRIu32 "\n", g.handle, g.cookie,
+	       state_name((uint32_t)g.result), g.deadline,
+	       g.deadline > now ? g.deadline - now : 0, g.period, g.flags,
+	       g.cpu);
+	return 0;
+}
+
+/*
+ * arm -v, at the end: list what is still live and cancel it
+ * (TWHEEL_IOC_DRAIN with TWHEEL_DRAIN_CANCEL), then the file's counters
+ * (TWHEEL_IOC_STATS).
+ */
+static int print_drain_stats(struct twheel *tw)
+{
+	struct twheel_stats st;
+	struct twheel_get e[16];
+	uint64_t cursor = 0;
+	int n, i;
+
+	while ((n = twheel_drain(tw, e, 16, &cursor, TWHEEL_DRAIN_CANCEL)) > 0)
+		for (i = 0; i < n; i++)
+			printf("# drained handle %" PRIu64 " cookie %" PRIu64
+			       " state %s deadline %" PRIu64 " remaining_ns %"
+			       PRIu64 " period %" PRIu64 "\n",
+			       (uint64_t)e[i].handle, (uint64_t)e[i].cookie,
+			       state_name(e[i].state), (uint64_t)e[i].deadline,
+			       (uint64_t)e[i].remaining, (uint64_t)e[i].period);
+	if (n < 0)
+		return fail("drain", n);
+	n = twheel_get_stats(tw, &st);
+	if (n < 0)
+		return fail("stats", n);
+	printf("# stats pending %" PRIu64 " queued %" PRIu64 " armed %" PRIu64
+	       " fired %" PRIu64 " cancelled %" PRIu64 " overruns %" PRIu64 "\n",
+	       (uint64_t)st.pending, (uint64_t)st.queued, (uint64_t)st.armed,
+	       (uint64_t)st.fired, (uint64_t)st.cancelled,
+	       (uint64_t)st.overruns);
+	printf("# late");
+	for (i = 0; i < TWHEEL_STATS_LATE_BUCKETS; i++)
+		printf(" %" PRIu64, (uint64_t)st.late[i]);
+	printf("\n");
+	return 0;
+}
+
 /*
  * Arm one timeout and print its expiries: "handle cookie deadline expired
- * late_ns overrun", one line each, @count of them (0: forever).
+ * late_ns overrun", one line each, @count of them (0: forever). With
+ * @verbose also "# " lines: the timeout after the arm, and at the end what
+ * is still live (then cancelled) and the file's counters.
  */
 static int arm_and_wait(uint64_t delay, uint64_t period, uint32_t flags,
-			uint32_t cpu, uint64_t cookie, unsigned long count, int quiet)
+			uint32_t cpu, uint64_t cookie, unsigned long count,
+			int quiet, int verbose)
 {
 	const struct twheel_event *ev;
 	struct twheel_result r;
@@ -386,6 +457,10 @@ static int arm_and_wait(uint64_t delay, uint64_t period, uint32_t flags,
 		twheel_close(tw);
 		return fail("arm", r.result);
 	}
+	if (verbose && print_get(tw, r.handle)) {
+		twheel_close(tw);
+		return 1;
+	}
 	while (!count || seen < count) {
 		ret = twheel_fill(tw);
 		if (ret == -EINTR)
@@ -405,8 +480,9 @@ static int arm_and_wait(uint64_t delay, uint64_t period, uint32_t flags,
 		}
 		fflush(stdout);
 	}
+	ret = verbose ? print_drain_stats(tw) : 0;
 	twheel_close(tw);
-	return 0;
+	return ret;
 }
 
 static int cmd_sleep(int argc, char **argv)
@@ -417,7 +493,7 @@ static int cmd_sleep(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	return arm_and_wait(ns, 0, 0, 0, 0, 1, 1);
+	return arm_and_wait(ns, 0, 0, 0, 0, 1, 1, 0);
 }
 
 static int cmd_arm(int argc, char **argv)
@@ -429,15 +505,16 @@ static int cmd_arm(int argc, char **argv)
 		{ "cpu", required_argument, NULL, 'c' },
 		{ "cookie", required_argument, NULL, 'k' },
 		{ "boottime", no_argument, NULL, 'b' },
+		{ "verbose", no_argument, NULL, 'v' },
 		{ NULL, 0, NULL, 0 },
 	};
 	uint64_t delay, period = 0, cookie = 0;
 	unsigned long count = 1;
 	uint32_t flags = 0, cpu = 0;
-	int o, count_set = 0;
+	int o, count_set = 0, verbose = 0;
 
 	optind = 1;
-	while ((o = getopt_long(argc, argv, "p:fn:c:k:b", opts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, "p:fn:c:k:bv", opts, NULL)) != -1) {
 		switch (o) {
 		case 'b':
 			flags |= TWHEEL_ARM_BOOTTIME;
@@ -460,6 +537,9 @@ static int cmd_arm(int argc, char **argv)
 		case 'k':
 			cookie = strtoull(optarg, NULL, 0);
 			break;
+		case 'v':
+			verbose = 1;
+			break;
 		default:
 			goto bad;
 		}
@@ -469,7 +549,8 @@ static int cmd_arm(int argc, char **argv)
 	/* A periodic timeout runs until --count expiries, or forever. */
 	if (period && !count_set)
 		count = 0;
-	return arm_and_wait(delay, period, flags, cpu, cookie, count, 0);
+	return arm_and_wait(delay, period, flags, cpu, cookie, count, 0,
+			    verbose);
 bad:
 	usage(stderr);
 	return 2;

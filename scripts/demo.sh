@@ -5,7 +5,8 @@
 # in QEMU with twheel.ko and show, in plain words, that it is loaded, where
 # /dev/twheel is and what its parameters are; runs the demo program
 # (samples/twheel-demo.c) in the guest when it builds.  Exits 0 when the
-# module loaded and unloaded cleanly with no kernel splat.
+# module loaded and unloaded cleanly with no kernel splat and the demo
+# program, if it ran, exited 0.
 #
 # Usage: scripts/demo.sh [--kernel NAME]   NAME: a kernel of scripts/kernels.conf
 set -euo pipefail

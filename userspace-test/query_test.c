@@ -11,44 +11,6 @@
 
 #include "twheel_util.h"
 
-static int tw_get(int fd, uint64_t handle, struct twheel_get *g)
-{
-	memset(g, 0, sizeof(*g));
-	g->handle = handle;
-	return tw_ioctl(fd, TWHEEL_IOC_GET, g);
-}
-
-/* TWHEEL_IOC_CANCEL's own return value, the positive ones included. */
-static int tw_cancel_flags(int fd, uint64_t handle, uint32_t flags)
-{
-	struct twheel_cancel c = { .handle = handle, .flags = flags };
-	int ret = ioctl(fd, TWHEEL_IOC_CANCEL, &c);
-
-	return ret < 0 ? -errno : ret;
-}
-
-static int tw_stats(int fd, struct twheel_stats *st)
-{
-	memset(st, 0, sizeof(*st));
-	return tw_ioctl(fd, TWHEEL_IOC_STATS, st);
-}
-
-static int tw_drain(int fd, struct twheel_get *e, uint32_t count,
-		    uint64_t *cursor, uint32_t flags, uint32_t *filled)
-{
-	struct twheel_drain d = {
-		.entries = (uintptr_t)e, .count = count,
-		.entry_size = sizeof(*e), .cursor = *cursor, .flags = flags,
-	};
-	int ret = tw_ioctl(fd, TWHEEL_IOC_DRAIN, &d);
-
-	if (!ret) {
-		*cursor = d.cursor;
-		*filled = d.filled;
-	}
-	return ret;
-}
-
 FIXTURE(q) {
 	int fd;
 	struct twheel_info info;

@@ -45,12 +45,22 @@ static inline uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * SEC + ts.tv_nsec;
 }
 
+/*
+ * Sleep at least @ns. A 32-bit glibc's nanosleep() uses the 32-bit time
+ * syscalls for times that fit them, and a kernel built without
+ * CONFIG_COMPAT_32BIT_TIME (the suite's debug kernels) has none: ENOSYS at
+ * once. poll() takes its timeout as an int of ms and works everywhere.
+ */
 static inline void sleep_ns(uint64_t ns)
 {
 	struct timespec ts = { .tv_sec = ns / SEC, .tv_nsec = ns % SEC };
+	uint64_t end = now_ns() + ns, t;
 
-	while (nanosleep(&ts, &ts) && errno == EINTR)
-		;
+	while (nanosleep(&ts, &ts))
+		if (errno != EINTR)
+			break;
+	while ((t = now_ns()) < end)
+		poll(NULL, 0, (int)((end - t + MS - 1) / MS));
 }
 
 /* ioctl() as 0 or -errno. */
@@ -139,6 +149,46 @@ static inline int tw_batch(int fd, void *ops, uint32_t count,
 	};
 
 	return tw_ioctl(fd, TWHEEL_IOC_BATCH, &b);
+}
+
+static inline int tw_get(int fd, uint64_t handle, struct twheel_get *g)
+{
+	memset(g, 0, sizeof(*g));
+	g->handle = handle;
+	return tw_ioctl(fd, TWHEEL_IOC_GET, g);
+}
+
+/* TWHEEL_IOC_CANCEL's own return value, the positive ones included. */
+static inline int tw_cancel_flags(int fd, uint64_t handle,
+				  uint32_t flags)
+{
+	struct twheel_cancel c = { .handle = handle, .flags = flags };
+	int ret = ioctl(fd, TWHEEL_IOC_CANCEL, &c);
+
+	return ret < 0 ? -errno : ret;
+}
+
+static inline int tw_stats(int fd, struct twheel_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	return tw_ioctl(fd, TWHEEL_IOC_STATS, st);
+}
+
+static inline int tw_drain(int fd, struct twheel_get *e, uint32_t count,
+			   uint64_t *cursor, uint32_t flags,
+			   uint32_t *filled)
+{
+	struct twheel_drain d = {
+		.entries = (uintptr_t)e, .count = count,
+		.entry_size = sizeof(*e), .cursor = *cursor, .flags = flags,
+	};
+	int ret = tw_ioctl(fd, TWHEEL_IOC_DRAIN, &d);
+
+	if (!ret) {
+		*cursor = d.cursor;
+		*filled = d.filled;
+	}
+	return ret;
 }
 
 /* What tw_read_nocheck() returns for a read() of part of a record. */

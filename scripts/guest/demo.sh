@@ -2,7 +2,8 @@
 # shellcheck shell=sh
 #
 # Guest payload of `make demo`: load twheel.ko, show that it is loaded and
-# where /dev/twheel is, run /tests/twheel-demo when there is one, unload.
+# where /dev/twheel is, run /tests/twheel-demo when there is one (the demo
+# fails if it does), unload.
 # Everything the user should read goes to the results channel (fd 3) as the
 # "text demo" block, which scripts/demo.sh prints.
 # shellcheck source=scripts/guest/lib.sh
@@ -14,6 +15,7 @@ show() {
 }
 
 demo() {
+	prog_rc=0
 	echo "Kernel: Linux $(uname -r) in QEMU, $(grep -c ^processor /proc/cpuinfo) CPUs"
 	echo
 	echo "Loading the module:"
@@ -41,7 +43,8 @@ demo() {
 		echo
 		echo "Running the demo program (samples/twheel-demo.c):"
 		show timeout 60 /tests/twheel-demo
-		echo "(twheel-demo exited with status $?)"
+		prog_rc=$?
+		echo "(twheel-demo exited with status $prog_rc)"
 		echo
 		echo "The wheel's own per-CPU statistics (debugfs):"
 		show cat /sys/kernel/debug/twheel/stats
@@ -54,6 +57,10 @@ demo() {
 		return 1
 	fi
 	echo "twheel unloaded; /dev/twheel is gone."
+	if [ "$prog_rc" != 0 ]; then
+		echo "RESULT: twheel-demo failed (status $prog_rc)"
+		return 1
+	fi
 	return 0
 }
 

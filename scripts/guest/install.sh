@@ -80,6 +80,14 @@ grep -H . /sys/module/twheel/parameters/* 2>/dev/null
 step cli-info twheel info
 step cli-sleep twheel sleep 20ms
 step cli-arm sh -c 'test "$(twheel arm --period 10ms --count 3 10ms | wc -l)" = 3'
+# arm -v adds "# " lines: the timeout after the arm (GET), and at the end the
+# live periodic timeout listed and cancelled (DRAIN) and the counters (STATS).
+step cli-arm-verbose sh -c 'out=$(twheel arm -v --period 10ms --count 3 10ms) &&
+	printf "%s\n" "$out" &&
+	test "$(printf "%s\n" "$out" | grep -vc "^#")" = 3 &&
+	printf "%s\n" "$out" | grep -q "^# get .* state armed .* period 10000000 " &&
+	printf "%s\n" "$out" | grep -q "^# drained .* period 10000000\$" &&
+	printf "%s\n" "$out" | grep -q "^# stats pending 0 queued 0 armed 1 fired [0-9]* cancelled 1 "'
 step cli-stat twheel stat
 # --watch prints a table every second until killed: 2 or more in 4 s.
 step cli-stat-watch sh -c 'test "$(timeout 4 twheel stat --watch 1 | grep -c "^all ")" -ge 2'
