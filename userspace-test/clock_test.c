@@ -27,13 +27,6 @@ static uint64_t clock_ns(clockid_t clk)
 	return (uint64_t)ts.tv_sec * SEC + ts.tv_nsec;
 }
 
-static int tw_get(int fd, uint64_t handle, struct twheel_get *g)
-{
-	memset(g, 0, sizeof(*g));
-	g->handle = handle;
-	return tw_ioctl(fd, TWHEEL_IOC_GET, g);
-}
-
 /* Read one record, waiting up to @ms for it; ASSERTs it came. */
 static void read_one(struct __test_metadata *const _metadata, int fd,
 		     struct twheel_event *ev, int ms)
