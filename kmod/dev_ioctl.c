@@ -73,6 +73,19 @@ static_assert(sizeof(struct twheel_drain) == TWHEEL_DRAIN_SIZE_VER0);
 static_assert(sizeof(struct twheel_stats) == TWHEEL_STATS_SIZE_VER0);
 
 /*
+ * copy_struct_from_user() of a caller's structure of @usize bytes into ours
+ * of @ksize. When the sizes agree, the usual case, the copy has a constant
+ * size, which spares it the hardened-usercopy object check at run time.
+ */
+static __always_inline int twdev_copy_arg(void *dst, size_t ksize,
+					  const void __user *src, size_t usize)
+{
+	if (usize == ksize)
+		return copy_from_user(dst, src, ksize) ? -EFAULT : 0;
+	return copy_struct_from_user(dst, ksize, src, usize);
+}
+
+/*
  * Copy a structure of @ksize bytes out to a caller's structure of @usize
  * bytes: what both know, then zeroes in the caller's newer fields.
  */
@@ -311,7 +324,7 @@ static int twdev_ioc_arm(struct twdev_file *tf, void __user *uarg,
 	struct twheel_op op;
 	int ret;
 
-	ret = copy_struct_from_user(&arm, sizeof(arm), uarg, usize);
+	ret = twdev_copy_arg(&arm, sizeof(arm), uarg, usize);
 	if (ret)
 		return ret;
 	op = (struct twheel_op) {
@@ -340,7 +353,7 @@ static int twdev_ioc_rearm(struct twdev_file *tf, void __user *uarg,
 	struct twheel_op op;
 	int ret;
 
-	ret = copy_struct_from_user(&rearm, sizeof(rearm), uarg, usize);
+	ret = twdev_copy_arg(&rearm, sizeof(rearm), uarg, usize);
 	if (ret)
 		return ret;
 	if (rearm.reserved)
@@ -361,7 +374,7 @@ static int twdev_ioc_cancel(struct twdev_file *tf, void __user *uarg,
 	struct twheel_op op;
 	int ret;
 
-	ret = copy_struct_from_user(&cancel, sizeof(cancel), uarg, usize);
+	ret = twdev_copy_arg(&cancel, sizeof(cancel), uarg, usize);
 	if (ret)
 		return ret;
 	if (cancel.reserved)
@@ -533,7 +546,7 @@ static int twdev_ioc_batch(struct twdev_file *tf, void __user *uarg,
 	void *ops;
 	int ret;
 
-	ret = copy_struct_from_user(&batch, sizeof(batch), uarg, usize);
+	ret = twdev_copy_arg(&batch, sizeof(batch), uarg, usize);
 	if (ret)
 		return ret;
 	ret = twdev_check_batch(&batch);
@@ -570,7 +583,7 @@ static int twdev_ioc_get(struct twdev_file *tf, void __user *uarg,
 	struct twheel_get get;
 	int ret;
 
-	ret = copy_struct_from_user(&get, sizeof(get), uarg, usize);
+	ret = twdev_copy_arg(&get, sizeof(get), uarg, usize);
 	if (ret)
 		return ret;
 	if (get.reserved)
@@ -634,7 +647,7 @@ static int twdev_ioc_drain(struct twdev_file *tf, void __user *uarg,
 	struct twheel_get *gets;
 	int ret;
 
-	ret = copy_struct_from_user(&drain, sizeof(drain), uarg, usize);
+	ret = twdev_copy_arg(&drain, sizeof(drain), uarg, usize);
 	if (ret)
 		return ret;
 	ret = twdev_check_drain(&drain);
