@@ -479,6 +479,19 @@ static int twdev_check_batch(const struct twheel_batch *batch)
 }
 
 /*
+ * Copy a batch's array in; a batch of one struct twheel_op, as a program
+ * that has one operation at a time sends it, with a constant size (see
+ * twdev_copy_arg()).
+ */
+static int twdev_copy_ops(void *ops, const void __user *uops, size_t len)
+{
+	if (len == sizeof(struct twheel_op))
+		return copy_from_user(ops, uops, sizeof(struct twheel_op)) ?
+		       -EFAULT : 0;
+	return copy_from_user(ops, uops, len) ? -EFAULT : 0;
+}
+
+/*
  * Prove that the @len bytes at @uops can be written before anything is
  * applied, so that writing the results back cannot fail halfway for want of
  * a writable page: write back, unchanged, the first byte the array has in
@@ -560,7 +573,7 @@ static int twdev_ioc_batch(struct twdev_file *tf, void __user *uarg,
 		if (!ops)
 			return -ENOMEM;
 	}
-	if (copy_from_user(ops, uops, len) ||
+	if (twdev_copy_ops(ops, uops, len) ||
 	    twdev_probe_writable(uops, ops, len)) {
 		ret = -EFAULT;
 		goto out_free_ops;
