@@ -738,7 +738,8 @@ def main():
         with open(a.baseline) as f:
             baseline = json.load(f)
     text, goals = build(recs, notes, blocks, done, a.cmd, baseline,
-                        os.path.relpath(a.baseline) if baseline else None)
+                        "the %s run of %s" % (baseline.get("command", "?"), baseline.get("generated", "?"))
+                        if baseline else None)
     os.makedirs(a.out, exist_ok=True)
     pngs = [p for p in (
         plot_cost(recs, ["churn"], "Timeout churn: cost per operation vs pending", "churn.png", a.out),
