@@ -15,11 +15,14 @@
  * applies the request. So a check happens once, and a bad operation changes
  * nothing.
  *
- * A batch copies its whole array in, writes it straight back to prove it can
+ * A batch copies its whole array in (to the stack when it is short), proves
+ * it can write it back by writing a byte of it back in each page it spans
  * (so a fault costs nothing), applies the operations in order under one
- * hold of tf->lock and writes the results back. The clock is read once per
- * call, once tf->lock is held: every delay counts from that reading, which
- * is never later than the operation it serves.
+ * hold of tf->lock and writes the results back: the whole array, or when
+ * it is aligned only what the operations changed. The clock is read once per
+ * call, once tf->lock is held (by the first operation that needs it: a
+ * cancel does not): every delay counts from that reading, which is never
+ * later than the operation it serves.
  *
  * Locking: every command that touches timeouts holds tf->lock (see
  * dev_file.c), taken interruptibly: a signal before anything is done
@@ -50,6 +53,13 @@
 #define TWDEV_MAX_BATCH		4096U
 /* Largest twheel_batch.op_size accepted: room for growth, bounded memory. */
 #define TWDEV_MAX_OP_SIZE	512U
+/*
+ * A batch whose array fits in this many bytes (four struct twheel_op) is
+ * copied to the stack: no allocation and no memory cgroup charge per call.
+ */
+#define TWDEV_BATCH_STACK	192U
+/* Operations of a batch applied between two cond_resched(). */
+#define TWDEV_RESCHED_EVERY	32U
 
 static_assert(sizeof(struct twheel_arm) == TWHEEL_ARM_SIZE_VER0);
 static_assert(sizeof(struct twheel_rearm) == TWHEEL_REARM_SIZE_VER0);
@@ -61,6 +71,19 @@ static_assert(sizeof(struct twheel_event) == 48);
 static_assert(sizeof(struct twheel_get) == TWHEEL_GET_SIZE_VER0);
 static_assert(sizeof(struct twheel_drain) == TWHEEL_DRAIN_SIZE_VER0);
 static_assert(sizeof(struct twheel_stats) == TWHEEL_STATS_SIZE_VER0);
+
+/*
+ * copy_struct_from_user() of a caller's structure of @usize bytes into ours
+ * of @ksize. When the sizes agree, the usual case, the copy has a constant
+ * size, which spares it the hardened-usercopy object check at run time.
+ */
+static __always_inline int twdev_copy_arg(void *dst, size_t ksize,
+					  const void __user *src, size_t usize)
+{
+	if (usize == ksize)
+		return copy_from_user(dst, src, ksize) ? -EFAULT : 0;
+	return copy_struct_from_user(dst, ksize, src, usize);
+}
 
 /*
  * Copy a structure of @ksize bytes out to a caller's structure of @usize
@@ -235,7 +258,8 @@ static int twdev_check_get(const struct twheel_op *op, struct twdev_req *req)
  * twdev_check_op() - check one operation and turn it into a request
  * @tf: the file
  * @op: the operation; fields it does not use must be zero
- * @now: CLOCK_MONOTONIC time of the call; delays count from it
+ * @now: CLOCK_MONOTONIC time of the call; delays count from it (a cancel
+ *	does not use it)
  * @req: out: the request
  *
  * Return: 0, or the errno the operation fails with: -EINVAL (unknown op,
@@ -308,14 +332,18 @@ static int twdev_apply(struct twdev_file *tf, struct twheel_op *op, u64 now)
 	}
 }
 
-/* Apply @op alone: tf->lock taken, the clock read once it is held. */
+/*
+ * Apply @op alone: tf->lock taken, the clock read once it is held (a cancel
+ * needs no clock).
+ */
 static int twdev_apply_one(struct twdev_file *tf, struct twheel_op *op)
 {
 	int ret;
 
 	if (mutex_lock_interruptible(&tf->lock))
 		return -ERESTARTSYS;
-	ret = twdev_apply(tf, op, ktime_get_ns());
+	ret = twdev_apply(tf, op,
+			  op->op == TWHEEL_OP_CANCEL ? 0 : ktime_get_ns());
 	mutex_unlock(&tf->lock);
 	return ret;
 }
@@ -332,7 +360,7 @@ static int twdev_ioc_arm(struct twdev_file *tf, void __user *uarg,
 	struct twheel_op op;
 	int ret;
 
-	ret = copy_struct_from_user(&arm, sizeof(arm), uarg, usize);
+	ret = twdev_copy_arg(&arm, sizeof(arm), uarg, usize);
 	if (ret)
 		return ret;
 	op = (struct twheel_op) {
@@ -361,7 +389,7 @@ static int twdev_ioc_rearm(struct twdev_file *tf, void __user *uarg,
 	struct twheel_op op;
 	int ret;
 
-	ret = copy_struct_from_user(&rearm, sizeof(rearm), uarg, usize);
+	ret = twdev_copy_arg(&rearm, sizeof(rearm), uarg, usize);
 	if (ret)
 		return ret;
 	if (rearm.reserved)
@@ -382,7 +410,7 @@ static int twdev_ioc_cancel(struct twdev_file *tf, void __user *uarg,
 	struct twheel_op op;
 	int ret;
 
-	ret = copy_struct_from_user(&cancel, sizeof(cancel), uarg, usize);
+	ret = twdev_copy_arg(&cancel, sizeof(cancel), uarg, usize);
 	if (ret)
 		return ret;
 	if (cancel.reserved)
@@ -396,24 +424,38 @@ static int twdev_ioc_cancel(struct twdev_file *tf, void __user *uarg,
 }
 
 /*
+ * Apply @op, read from the @op_size bytes at @slot, and leave its result in
+ * @op (which may be @slot itself). *@now is the batch's clock reading, 0
+ * until the first operation that needs one reads it.
+ */
+static void twdev_batch_op(struct twdev_file *tf, struct twheel_op *op,
+			   const void *slot, u32 op_size, u64 *now)
+{
+	if (op_size > sizeof(*op) &&
+	    memchr_inv(slot + sizeof(*op), 0, op_size - sizeof(*op))) {
+		if (op->op == TWHEEL_OP_ARM)
+			op->handle = 0;
+		op->result = -E2BIG;
+		return;
+	}
+	if (!*now && op->op != TWHEEL_OP_CANCEL)
+		*now = ktime_get_ns();
+	op->result = twdev_apply(tf, op, *now);
+}
+
+/*
  * Apply the operation held in the @op_size bytes at @slot (not necessarily
  * aligned) and store its result there. Bytes past struct twheel_op belong to
- * fields this module does not know: they must be zero. Caller holds tf->lock
- * and read the clock, @now, since.
+ * fields this module does not know: they must be zero. Caller holds tf->lock;
+ * @now as for twdev_batch_op().
  */
 static void twdev_batch_one(struct twdev_file *tf, void *slot, u32 op_size,
-			    u64 now)
+			    u64 *now)
 {
 	struct twheel_op op;
 
 	memcpy(&op, slot, sizeof(op));
-	if (memchr_inv(slot + sizeof(op), 0, op_size - sizeof(op))) {
-		if (op.op == TWHEEL_OP_ARM)
-			op.handle = 0;
-		op.result = -E2BIG;
-	} else {
-		op.result = twdev_apply(tf, &op, now);
-	}
+	twdev_batch_op(tf, &op, slot, op_size, now);
 	memcpy(slot, &op, sizeof(op));
 }
 
@@ -433,18 +475,30 @@ static void twdev_batch_unwind(struct twdev_file *tf, void *ops, u32 count,
 	mutex_unlock(&tf->lock);
 }
 
+/* Is every struct twheel_op of the array at @addr 8-byte aligned? */
+static bool twdev_ops_aligned(unsigned long addr, u32 op_size)
+{
+	return IS_ALIGNED(addr | op_size, sizeof(u64));
+}
+
 static int twdev_batch_apply(struct twdev_file *tf, void *ops, u32 count,
 			     u32 op_size)
 {
-	u64 now;
+	bool aligned = twdev_ops_aligned((unsigned long)ops, op_size);
+	u64 now = 0;
+	void *slot;
 	u32 i;
 
 	if (mutex_lock_interruptible(&tf->lock))
 		return -ERESTARTSYS;
-	now = ktime_get_ns();
 	for (i = 0; i < count; i++) {
-		twdev_batch_one(tf, ops + (size_t)i * op_size, op_size, now);
-		cond_resched();
+		slot = ops + (size_t)i * op_size;
+		if (aligned)
+			twdev_batch_op(tf, slot, slot, op_size, &now);
+		else
+			twdev_batch_one(tf, slot, op_size, &now);
+		if (i % TWDEV_RESCHED_EVERY == TWDEV_RESCHED_EVERY - 1)
+			cond_resched();
 	}
 	mutex_unlock(&tf->lock);
 	return 0;
@@ -460,16 +514,88 @@ static int twdev_check_batch(const struct twheel_batch *batch)
 	return 0;
 }
 
+/*
+ * Copy a batch's array in; a batch of one struct twheel_op, as a program
+ * that has one operation at a time sends it, with a constant size (see
+ * twdev_copy_arg()).
+ */
+static int twdev_copy_ops(void *ops, const void __user *uops, size_t len)
+{
+	if (len == sizeof(struct twheel_op))
+		return copy_from_user(ops, uops, sizeof(struct twheel_op)) ?
+		       -EFAULT : 0;
+	return copy_from_user(ops, uops, len) ? -EFAULT : 0;
+}
+
+/*
+ * Prove that the @len bytes at @uops can be written before anything is
+ * applied, so that writing the results back cannot fail halfway for want of
+ * a writable page: write back, unchanged, the first byte the array has in
+ * each page it spans (@ops holds the copy). Protection is per page, so this
+ * proves what writing the whole array back would, at one byte a page.
+ */
+static int twdev_probe_writable(void __user *uops, const void *ops,
+				size_t len)
+{
+	size_t off = 0;
+
+	while (off < len) {
+		if (put_user(*(const u8 *)(ops + off), (u8 __user *)(uops + off)))
+			return -EFAULT;
+		off += PAGE_SIZE - offset_in_page(uops + off);
+	}
+	return 0;
+}
+
+/*
+ * Write the results of the batch at @ops back to @uops. What an operation
+ * changes is its result, an arm's handle and a get's description: with
+ * aligned operations only those are written, the rest of the array holds
+ * what the caller put there already.
+ */
+static int twdev_batch_results(void __user *uops, const void *ops,
+			       u32 count, u32 op_size)
+{
+	const struct twheel_op *op;
+	struct twheel_op __user *uop;
+	size_t len = (size_t)count * op_size;
+	u32 i;
+
+	if (!twdev_ops_aligned((unsigned long)ops, op_size) ||
+	    !twdev_ops_aligned((unsigned long)uops, op_size))
+		return copy_to_user(uops, ops, len) ? -EFAULT : 0;
+	if (!user_access_begin(uops, len))
+		return -EFAULT;
+	for (i = 0; i < count; i++) {
+		op = ops + (size_t)i * op_size;
+		uop = uops + (size_t)i * op_size;
+		if (op->op == TWHEEL_OP_GET) {
+			unsafe_copy_to_user((void __user *)uop, (const void *)op,
+					    sizeof(*op), efault);
+			continue;
+		}
+		if (op->op == TWHEEL_OP_ARM)
+			unsafe_put_user(op->handle, &uop->handle, efault);
+		unsafe_put_user(op->result, &uop->result, efault);
+	}
+	user_access_end();
+	return 0;
+efault:
+	user_access_end();
+	return -EFAULT;
+}
+
 static int twdev_ioc_batch(struct twdev_file *tf, void __user *uarg,
 			   size_t usize)
 {
+	u64 stack_ops[TWDEV_BATCH_STACK / sizeof(u64)];
 	struct twheel_batch batch;
 	void __user *uops;
 	size_t len;
 	void *ops;
 	int ret;
 
-	ret = copy_struct_from_user(&batch, sizeof(batch), uarg, usize);
+	ret = twdev_copy_arg(&batch, sizeof(batch), uarg, usize);
 	if (ret)
 		return ret;
 	ret = twdev_check_batch(&batch);
@@ -477,21 +603,26 @@ static int twdev_ioc_batch(struct twdev_file *tf, void __user *uarg,
 		return ret;
 	uops = u64_to_user_ptr(batch.ops);
 	len = (size_t)batch.count * batch.op_size;
-	ops = kvmalloc(len, GFP_KERNEL_ACCOUNT);
-	if (!ops)
-		return -ENOMEM;
-	/* Prove the array can be written back before anything is applied. */
-	if (copy_from_user(ops, uops, len) || copy_to_user(uops, ops, len)) {
+	ops = stack_ops;
+	if (len > sizeof(stack_ops)) {
+		ops = kvmalloc(len, GFP_KERNEL_ACCOUNT);
+		if (!ops)
+			return -ENOMEM;
+	}
+	if (twdev_copy_ops(ops, uops, len) ||
+	    twdev_probe_writable(uops, ops, len)) {
 		ret = -EFAULT;
 		goto out_free_ops;
 	}
 	ret = twdev_batch_apply(tf, ops, batch.count, batch.op_size);
-	if (!ret && copy_to_user(uops, ops, len)) {
+	if (!ret && twdev_batch_results(uops, ops, batch.count,
+					batch.op_size)) {
 		twdev_batch_unwind(tf, ops, batch.count, batch.op_size);
 		ret = -EFAULT;
 	}
 out_free_ops:
-	kvfree(ops);
+	if (ops != stack_ops)
+		kvfree(ops);
 	return ret;
 }
 
@@ -501,7 +632,7 @@ static int twdev_ioc_get(struct twdev_file *tf, void __user *uarg,
 	struct twheel_get get;
 	int ret;
 
-	ret = copy_struct_from_user(&get, sizeof(get), uarg, usize);
+	ret = twdev_copy_arg(&get, sizeof(get), uarg, usize);
 	if (ret)
 		return ret;
 	if (get.reserved)
@@ -565,7 +696,7 @@ static int twdev_ioc_drain(struct twdev_file *tf, void __user *uarg,
 	struct twheel_get *gets;
 	int ret;
 
-	ret = copy_struct_from_user(&drain, sizeof(drain), uarg, usize);
+	ret = twdev_copy_arg(&drain, sizeof(drain), uarg, usize);
 	if (ret)
 		return ret;
 	ret = twdev_check_drain(&drain);

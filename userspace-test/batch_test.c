@@ -392,6 +392,52 @@ TEST_F(batch, readonly_array_efault_applies_nothing)
 	EXPECT_TRUE(tw_nothing_ready(self->fd));
 }
 
+/*
+ * Writable where it starts, read-only where it ends: every page the array
+ * spans is proved writable before anything is applied.
+ */
+TEST_F(batch, array_into_readonly_page_efault_applies_nothing)
+{
+	char *edge = tw_guard_pages(_metadata, PROT_READ);
+	struct twheel_op *ops = (struct twheel_op *)edge - 1;
+	uint64_t h = tw_arm(_metadata, self->fd, 0, 10 * SEC);
+
+	ops[0] = op_cancel(h);
+	EXPECT_EQ(tw_batch(self->fd, ops, 2, sizeof(*ops)), -EFAULT);
+	EXPECT_EQ(tw_fdinfo(self->fd, "pending"), 1);
+	EXPECT_EQ(tw_cancel(self->fd, h), 0);
+}
+
+/*
+ * An array across a page boundary, one operation split by it: every result
+ * and handle comes back, and the fields the kernel does not set are as the
+ * caller left them.
+ */
+TEST_F(batch, array_across_pages_results)
+{
+	char *edge = tw_guard_pages(_metadata, PROT_READ | PROT_WRITE);
+	struct twheel_op *ops = (struct twheel_op *)(edge - sizeof(*ops) - 24);
+	int i;
+
+	ops[0] = op_arm(7, 10 * SEC);
+	ops[1] = op_arm(8, 10 * SEC);
+	ops[2] = op_cancel(1);	/* no handle has an upper half of 0 */
+	ASSERT_EQ(tw_batch(self->fd, ops, 3, sizeof(*ops)), 0);
+	for (i = 0; i < 2; i++) {
+		EXPECT_EQ(ops[i].result, 0);
+		EXPECT_NE(ops[i].handle, 0ULL);
+		EXPECT_EQ(ops[i].op, (__u32)TWHEEL_OP_ARM);
+		EXPECT_EQ(ops[i].cookie, 7ULL + i);
+		EXPECT_EQ(ops[i].expires, 10 * SEC);
+	}
+	EXPECT_EQ(ops[2].result, -ENOENT);
+	EXPECT_EQ(ops[2].op, (__u32)TWHEEL_OP_CANCEL);
+	EXPECT_EQ(ops[2].handle, 1ULL);
+	EXPECT_EQ(tw_fdinfo(self->fd, "pending"), 2);
+	EXPECT_EQ(tw_cancel(self->fd, ops[0].handle), 0);
+	EXPECT_EQ(tw_cancel(self->fd, ops[1].handle), 0);
+}
+
 /* Cancelled or fired handles inside a batch are stale like anywhere else. */
 TEST_F(batch, stale_handles_enoent)
 {

@@ -4,7 +4,8 @@
  *
  * Drives the kernel's own timer_list (mod_timer/timer_delete), hrtimer
  * (hrtimer_start/hrtimer_try_to_cancel) and twheel's exported API
- * (twheel_arm/twheel_rearm/twheel_cancel) with the same workloads as the
+ * (twheel_arm/twheel_rearm/twheel_cancel; as "twheel-now", twheel_mod()
+ * with a clock reading the caller already has) with the same workloads as the
  * userspace benchmark (bench/src/twbench.c), so the cost of the
  * wheel itself can be told apart from the cost of the system call around it:
  *
@@ -65,9 +66,9 @@ static unsigned int time_ms = 1000;
 module_param(time_ms, uint, 0444);
 MODULE_PARM_DESC(time_ms, "Longest time per measurement in ms (default 1000)");
 
-static unsigned int peers = 7;
+static unsigned int peers = 15;
 module_param(peers, uint, 0444);
-MODULE_PARM_DESC(peers, "Peers to run: 1 timer_list, 2 hrtimer, 4 twheel (default 7)");
+MODULE_PARM_DESC(peers, "Peers to run: 1 timer_list, 2 hrtimer, 4 twheel, 8 twheel with the caller's clock (default 15)");
 
 static unsigned int reps = 3;
 module_param(reps, uint, 0444);
@@ -195,6 +196,38 @@ static bool kb_tw_pending(void *obj)
 	return twheel_pending(obj);
 }
 
+/*
+ * twheel with the caller's clock: twheel_mod() with a reading taken once
+ * every KB_NOW_EVERY arms, as a caller that already has the time would pass
+ * it (timer_list's callers read jiffies, a load). Never later than the arm.
+ */
+#define KB_NOW_EVERY	64U
+
+static u64 kb_now;
+static unsigned int kb_now_uses;
+
+static u64 kb_caller_now(void)
+{
+	if (!(kb_now_uses++ % KB_NOW_EVERY))
+		kb_now = ktime_get_ns();
+	return kb_now;
+}
+
+static void kb_twn_arm(void *obj, u64 ns)
+{
+	u64 now = kb_caller_now();
+
+	twheel_mod(obj, now + ns, now, TWHEEL_CPU_LOCAL, 0);
+}
+
+static void kb_twn_rearm(void *obj, u64 ns)
+{
+	u64 now = kb_caller_now();
+
+	twheel_mod(obj, now + ns, now, TWHEEL_CPU_LOCAL,
+		   TWHEEL_MOD_PENDING_ONLY);
+}
+
 static const struct kb_peer kb_peers[] = {
 	{
 		.name = "timer_list", .size = sizeof(struct timer_list),
@@ -211,6 +244,12 @@ static const struct kb_peer kb_peers[] = {
 	{
 		.name = "twheel", .size = sizeof(struct twheel_timeout),
 		.init = kb_tw_init, .arm = kb_tw_arm, .rearm = kb_tw_rearm,
+		.cancel = kb_tw_cancel, .cancel_sync = kb_tw_cancel_sync,
+		.pending = kb_tw_pending,
+	},
+	{
+		.name = "twheel-now", .size = sizeof(struct twheel_timeout),
+		.init = kb_tw_init, .arm = kb_twn_arm, .rearm = kb_twn_rearm,
 		.cancel = kb_tw_cancel, .cancel_sync = kb_tw_cancel_sync,
 		.pending = kb_tw_pending,
 	},

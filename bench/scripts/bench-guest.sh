@@ -30,7 +30,9 @@ if [ "$QUICK" = 1 ]; then
 	SPREAD=1500
 	MEMN=100000
 	TWON=10000
-	TOTAL=36
+	HOTN=100000	# arm+cancel pairs of the one hot timer
+	HOTR=5		# its interleaved rounds (best kept)
+	TOTAL=51
 else
 	PENDING="1000 100000 1000000"
 	T=1.5
@@ -43,7 +45,9 @@ else
 	SPREAD=3000
 	MEMN=100000
 	TWON=100000
-	TOTAL=82
+	HOTN=100000
+	HOTR=5
+	TOTAL=97
 fi
 CHURN_PEERS="timerfd posix io_uring-b256 twheel twheel-b1 twheel-b16 twheel-b256"
 KPENDING=$(echo "$PENDING" | tr ' ' ',')
@@ -243,6 +247,20 @@ profile() {
 	twb churn --peer twheel-b256 --pending 1000 --time "$T" --name churn-benchcg
 }
 
+# One hot timer, nothing else pending (issue 14): timerfd_settime() against
+# TWHEEL_IOC_ARM + TWHEEL_IOC_CANCEL, and the same two in batches of one.
+# Rounds interleave the peers; the report keeps each one's best round.
+hot() {
+	r=1
+	while [ "$r" -le "$HOTR" ]; do
+		for p in $(peers "timerfd twheel twheel-b1"); do
+			progress "one hot timer: $p, $HOTN arm+cancel pairs (round $r/$HOTR)"
+			twb hot --peer "$p" --count "$HOTN"
+		done
+		r=$((r + 1))
+	done
+}
+
 twocpu() {
 	for p in $(peers "timerfd io_uring-b256 twheel-b256"); do
 		progress "two CPUs: $p, 1 thread vs 2 threads, $TWON pending"
@@ -253,6 +271,7 @@ twocpu() {
 setup
 idle
 kernel_bench
+hot
 suite
 expiry
 memory

@@ -27,7 +27,7 @@ import sys
 
 TWHEEL_PREFIX = "twheel"
 PEER_ORDER = ["timerfd", "posix", "io_uring-b256", "io_uring-b16",
-              "twheel", "twheel-b1", "twheel-b16", "twheel-b256",
+              "twheel", "twheel-now", "twheel-b1", "twheel-b16", "twheel-b256",
               "timer_list", "hrtimer", "nanosleep"]
 
 
@@ -176,7 +176,160 @@ def metric_table(recs, workload, title, note, metric="ns_per_op",
     return t, val
 
 
-def build(recs, notes, blocks, done, cmd):
+def issue14_goals(recs, churn, rearm, cancel, kchurn, hot, mem, acc, idle, two, ex,
+                  tick_ns, baseline):
+    """Where each goal of issue 14 stands: a list of {goal, status, detail}."""
+    out = []
+
+    def goal(name, ok, detail, nodata=False):
+        out.append({"goal": name, "status": "no data" if nodata else ("met" if ok else "missed"),
+                    "detail": detail})
+
+    def at(d, peer):
+        return {n: v for (p, n), v in d.items() if p == peer and v}
+
+    def ratios(a, b, limit):
+        rs = {n: a[n] / b[n] for n in sorted(a) if n in b}
+        return rs, bool(rs) and all(v <= limit for v in rs.values())
+
+    def fmt_rs(rs):
+        return ", ".join("%s %s" % (fmt_count(n), fmt_ratio(v)) for n, v in rs.items())
+
+    name = "batch-256 churn per op <= 1.3x in-kernel twheel arm+cancel per op"
+    rs, ok = ratios(at(churn, "twheel-b256"), at(kchurn, "twheel"), 1.3)
+    goal(name, ok, "twheel-b256/kernel twheel: " + fmt_rs(rs) + "".join(
+        "; %s: %s vs %s" % (fmt_count(n), fmt_ns(churn[("twheel-b256", n)]), fmt_ns(kchurn[("twheel", n)]))
+        for n in rs), not rs)
+
+    name = "single-ioctl churn <= 0.75x timerfd_settime"
+    rs, ok = ratios(at(churn, "twheel"), at(churn, "timerfd"), 0.75)
+    goal(name, ok, "twheel/timerfd: " + fmt_rs(rs), not rs)
+
+    name = "one hot timer: ARM+CANCEL ioctls <= 1.0x timerfd_settime"
+    a, b = hot.get("twheel"), hot.get("timerfd")
+    goal(name, a and b and a / b <= 1.0,
+         "twheel %s vs timerfd %s per operation: %s" % (fmt_ns(a), fmt_ns(b), fmt_ratio(a / b))
+         if a and b else "", not (a and b))
+
+    name = "a batch of one no slower than a single ioctl"
+    parts, ok = [], True
+    for label, d in (("churn", churn), ("re-arm", rearm), ("cancel", cancel)):
+        rs, _ = ratios(at(d, "twheel-b1"), at(d, "twheel"), 1.0)
+        ok = ok and all(v <= 1.0 for v in rs.values())
+        if rs:
+            parts.append("%s %s" % (label, fmt_rs(rs)))
+    if hot.get("twheel-b1") and hot.get("twheel"):
+        r = hot["twheel-b1"] / hot["twheel"]
+        ok = ok and r <= 1.0
+        parts.append("hot timer %s" % fmt_ratio(r))
+    goal(name, ok, "twheel-b1/twheel: " + "; ".join(parts), not parts)
+
+    name = "<= 64 B kernel memory per pending timeout (slab and memcg deltas)"
+    tm = [r for r in mem if is_twheel(r["peer"])]
+    if tm:
+        k = max(r["kernel_bytes_per_timeout"] for r in tm)
+        m = max((r.get("memcg_kernel_bytes_per_timeout") or 0) for r in tm)
+        goal(name, k <= 64 and m <= 64, "kernel memory %.0f B, memcg kernel %.0f B per timeout" % (k, m))
+    else:
+        goal(name, False, "", True)
+
+    name = "cancel at 1M pending <= 1.5x cancel at 1k, single ioctls and batches"
+    parts, ok = [], True
+    for peer in ("twheel", "twheel-b1", "twheel-b16", "twheel-b256"):
+        v = at(cancel, peer)
+        if len(v) >= 2:
+            lo, hi = min(v), max(v)
+            ok = ok and v[hi] / v[lo] <= 1.5
+            parts.append("%s %s/%s %s" % (peer, fmt_count(hi), fmt_count(lo), fmt_ratio(v[hi] / v[lo])))
+    big = max((n for (p, n) in cancel), default=0)
+    goal(name + ("" if big >= 1000000 or not parts else " (largest run: %s)" % fmt_count(big)),
+         ok, "; ".join(parts), not parts)
+
+    name = "in-kernel arm+cancel <= 1.2x timer_list at 1M pending (or with the caller's clock)"
+    ktw, ktl, ktn = at(kchurn, "twheel"), at(kchurn, "timer_list"), at(kchurn, "twheel-now")
+    ns = [n for n in ktw if n in ktl]
+    if ns:
+        n = max(ns)
+        detail = "twheel/timer_list at %s: %s (%s vs %s)" % (
+            fmt_count(n), fmt_ratio(ktw[n] / ktl[n]), fmt_ns(ktw[n]), fmt_ns(ktl[n]))
+        ok = ktw[n] / ktl[n] <= 1.2
+        if n in ktn:
+            detail += "; with the caller's clock (twheel_mod): %s (%s)" % (
+                fmt_ratio(ktn[n] / ktl[n]), fmt_ns(ktn[n]))
+            if not ok and ktn[n] / ktl[n] <= 1.2:
+                ok = True
+                detail += ", met that way"
+        goal(name.replace("1M", fmt_count(n)), ok, detail)
+    else:
+        goal(name, False, "", True)
+
+    name = "no other figure worse (accuracy, idle firings, delivery cost, 2-CPU scaling)"
+    parts, ok = [], True
+    twa = [r for r in acc if is_twheel(r["peer"])]
+    early = sum(r["early"] for r in twa)
+    if twa:
+        ok = ok and early == 0
+        parts.append("%d early" % early)
+    ti = [r.get("twheel_hrtimer_per_sec") for r in idle if r["peer"].startswith("twheel")]
+    if ti and all(v is not None for v in ti):
+        ok = ok and max(ti) == 0
+        parts.append("idle firings %.2f/s" % max(ti))
+    def quick(envs):
+        return next((r.get("quick") for r in envs if r.get("peer") == "guest"), None)
+
+    if baseline and quick(baseline.get("env", [])) != quick(
+            [r for r in recs if r["workload"] == "env"]):
+        ok = False
+        parts.append("baseline is a %s run, this one is not: not compared" %
+                     ("QUICK" if quick(baseline.get("env", [])) else "full"))
+    elif baseline:
+        brecs = baseline.get("results", [])
+
+        # Each figure as a ratio to timerfd's in the same run, so that a busier
+        # host in one of the two runs does not count as a change.
+        def delivery(rs):
+            v = {r["peer"]: r["proc_cpu_ns_per_expiry"] for r in rs if r["workload"] == "expiry"}
+            return v["twheel-b256"] / v["timerfd"] if v.get("twheel-b256") and v.get("timerfd") else None
+
+        def scaling(rs, peer):
+            by = {r["threads"]: r["ops_per_sec"] for r in rs
+                  if r["workload"] == "twocpu" and r["peer"] == peer}
+            return by[2] / by[1] if by.get(1) and by.get(2) else None
+
+        def rel_scaling(rs):
+            a, b = scaling(rs, "twheel-b256"), scaling(rs, "timerfd")
+            return a / b if a and b else None
+
+        def excess(rs, load):
+            tw = [r["p99_us"] for r in rs if r["workload"] == "accuracy" and r["load"] == load and
+                  r["peer"] == "twheel-b256"]
+            tf = [r["p99_us"] for r in rs if r["workload"] == "accuracy" and r["load"] == load and
+                  r["peer"] == "timerfd"]
+            return tw[0] - tf[0] if tw and tf else None
+
+        a, b = delivery(recs), delivery(brecs)
+        if a and b:
+            ok = ok and a <= 1.1 * b
+            parts.append("delivery CPU/expiry vs timerfd %s (baseline %s)" % (fmt_ratio(a), fmt_ratio(b)))
+        a, b = rel_scaling(recs), rel_scaling(brecs)
+        if a and b:
+            ok = ok and a >= 0.9 * b
+            parts.append("2-CPU scaling vs timerfd's %s (baseline %s)" % (fmt_ratio(a), fmt_ratio(b)))
+        for load in ("light", "stress"):
+            a, b = excess(recs, load), excess(brecs, load)
+            if a is not None and b is not None and tick_ns:
+                # Within one tick of timerfd (issue 5), or no further off than before plus a tick.
+                ok = ok and a <= max(b, 0) + tick_ns / 1e3
+                sg = lambda us: ("-" if us < 0 else "") + fmt_us(abs(us))
+                parts.append("%s p99 over timerfd %s (baseline %s)" % (load, sg(a), sg(b)))
+    else:
+        ok = False
+        parts.append("no baseline to compare with")
+    goal(name, ok, "; ".join(parts), not parts)
+    return out
+
+
+def build(recs, notes, blocks, done, cmd, baseline=None, baseline_name=None):
     tables, goals = [], []
     env = {r["peer"]: r for r in recs if r["workload"] == "env"}
     guest = env.get("guest", {})
@@ -204,15 +357,50 @@ def build(recs, notes, blocks, done, cmd):
                              extra_scaling=True)
     tables.append(t)
 
-    kb = lambda p: p != "twheel"
+    kb = lambda p: not is_twheel(p)
     t, kchurn = metric_table(recs, "kchurn", "K1. In the kernel (twheel_bench.ko): churn (arm + cancel), cost per operation",
-                             "   ratio against the better of timer_list and hrtimer", baseline=kb)
+                             "   ratio against the better of timer_list and hrtimer; twheel-now = twheel_mod() with the"
+                             " caller's clock reading (one ktime_get_ns() per 64 arms)", baseline=kb)
     tables.append(t)
     t, kcancel = metric_table(recs, "kcancel", "K2. In the kernel: cost per cancel", None,
                               extra_scaling=True, baseline=kb)
     tables.append(t)
     t, krearm = metric_table(recs, "krearm", "K3. In the kernel: cost per re-arm", None, baseline=kb)
     tables.append(t)
+
+    hot = {}
+    for r in recs:
+        if r["workload"] == "hot":
+            v = r.get("ns_per_op") if valid(r) else None
+            if r["peer"] not in hot or (v is not None and (hot[r["peer"]] is None or v < hot[r["peer"]])):
+                hot[r["peer"]] = v
+    if hot:
+        nr = max(sum(1 for r in recs if r["workload"] == "hot" and r["peer"] == p) for p in hot)
+        pairs = max((r.get("ops", 0) // 2 for r in recs if r["workload"] == "hot"), default=0)
+        t = Table("H. One hot timer: one timeout armed for 1 s and cancelled, nothing else pending",
+                  ["peer", "cost per operation", "vs timerfd"],
+                  "   %s arm+cancel pairs, best of %d interleaved rounds; twheel = TWHEEL_IOC_ARM + "
+                  "TWHEEL_IOC_CANCEL, twheel-b1 = the same in batches of one" % (fmt_count(pairs), nr))
+        for p in sorted(hot, key=peer_key):
+            v = hot[p]
+            tfv = hot.get("timerfd")
+            t.add([p, fmt_ns(v) if v else "ERR", fmt_ratio(v / tfv) if v and tfv else "-"])
+        tables.append(t)
+
+    b1rows = []
+    for name, d in (("churn", churn), ("re-arm", rearm), ("cancel", cancel)):
+        for n in sorted({n for (p, n) in d}):
+            a, b = d.get(("twheel-b1", n)), d.get(("twheel", n))
+            if a and b:
+                b1rows.append(("%s, %s pending" % (name, fmt_count(n)), a, b))
+    if hot.get("twheel-b1") and hot.get("twheel"):
+        b1rows.append(("one hot timer", hot["twheel-b1"], hot["twheel"]))
+    if b1rows:
+        t = Table("B1. A batch of one against a single ioctl: cost per operation",
+                  ["workload", "twheel-b1", "twheel", "b1/single"])
+        for w, a, b in b1rows:
+            t.add([w, fmt_ns(a), fmt_ns(b), fmt_ratio(a / b)])
+        tables.append(t)
 
     pr = {r["workload"]: r for r in recs if r["workload"] in ("churn-rootcg", "churn-benchcg")}
     if len(pr) == 2 and all(valid(r) for r in pr.values()):
@@ -276,7 +464,7 @@ def build(recs, notes, blocks, done, cmd):
             g = lambda k: ("%.0f B" % r[k]) if r.get(k) is not None else "-"
             t.add([r["peer"], r["pending"], g("kernel_bytes_per_timeout"),
                    g("memcg_kernel_bytes_per_timeout"), g("memcg_bytes_per_timeout")])
-        for p in sorted(ksz, key=peer_key):
+        for p in sorted((p for p in ksz if p != "twheel-now"), key=peer_key):
             t.add(["%s (in kernel)" % p, "-", "%d B (sizeof)" % ksz[p], "-", "-"])
         tables.append(t)
 
@@ -415,10 +603,21 @@ def build(recs, notes, blocks, done, cmd):
     else:
         goal("zero twheel hrtimer firings per second when idle", "no data", "")
 
+    goals5 = list(goals)
+    goals14 = issue14_goals(recs, churn, rearm, cancel, kchurn, hot, mem, acc, idle, two, ex,
+                            tick_ns, baseline)
+    for g in goals14:
+        g["issue"] = 14
+    goals.extend(goals14)
     gt = Table("Goals (issue 5)", ["goal", "status", "figures"])
-    for g in goals:
+    for g in goals5:
         gt.add([g["goal"], g["status"], g["detail"]])
-    text = "\n".join(head) + "\n\n" + "\n".join(t.render() for t in tables if t) + "\n" + gt.render()
+    g14 = Table("Goals (issue 14: the device path against the wheel itself)", ["goal", "status", "figures"],
+                "   baseline for the last goal: %s" % (baseline_name or "none given (bench.sh --baseline FILE)"))
+    for g in goals14:
+        g14.add([g["goal"], g["status"], g["detail"]])
+    text = ("\n".join(head) + "\n\n" + "\n".join(t.render() for t in tables if t) + "\n" +
+            gt.render() + "\n" + g14.render())
     if notes:
         text += "\nNotes from the guest:\n" + "\n".join("  " + n for n in notes) + "\n"
     return text, goals
@@ -531,9 +730,16 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--cmd", default="make bench")
     ap.add_argument("--doc", help="update this .rst file's generated section and copy the plots beside it")
+    ap.add_argument("--baseline", help="results.json of an earlier run: the 'no other figure worse' goal")
     a = ap.parse_args()
     recs, notes, blocks, done = load(a.results)
-    text, goals = build(recs, notes, blocks, done, a.cmd)
+    baseline = None
+    if a.baseline and os.path.exists(a.baseline):
+        with open(a.baseline) as f:
+            baseline = json.load(f)
+    text, goals = build(recs, notes, blocks, done, a.cmd, baseline,
+                        "the %s run of %s" % (baseline.get("command", "?"), baseline.get("generated", "?"))
+                        if baseline else None)
     os.makedirs(a.out, exist_ok=True)
     pngs = [p for p in (
         plot_cost(recs, ["churn"], "Timeout churn: cost per operation vs pending", "churn.png", a.out),
@@ -561,6 +767,9 @@ def main():
         json.dump(doc, f, indent=1)
     if a.doc:
         update_doc(a.doc, text, pngs, a.out, done)
+        # The documented run is the next run's default baseline (bench.sh).
+        shutil.copy(os.path.join(a.out, "results.json"),
+                    os.path.join(os.path.dirname(a.doc), "benchmarks", "results.json"))
     sys.stdout.write(text)
     if pngs:
         sys.stdout.write("\nplots: %s\n" % ", ".join(os.path.join(a.out, p) for p in pngs))

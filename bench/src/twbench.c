@@ -9,6 +9,7 @@
  *   twbench memory   --peer P --pending N
  *   twbench idle     --peer P|none [--far] [--time S]
  *   twbench twocpu   --peer P --pending N ...
+ *   twbench hot      --peer P --count K     (one timer, K arm+cancel pairs)
  *
  * Peers: timerfd, posix, io_uring[-bN], twheel (one ioctl per operation),
  * twheel-bN (TWHEEL_IOC_BATCH with N operations), and for accuracy only
@@ -927,11 +928,48 @@ static void do_twocpu(void)
 		note("twocpu: only %ld CPU online", ncpu);
 }
 
+/* ------------------------------------------------------------ hot timer */
+
+/*
+ * One hot timer, as a new user would try it: one timeout armed for a second
+ * and cancelled again, --count pairs in a row, nothing else pending. For
+ * timerfd that is one timerfd_settime() each way; for twheel one
+ * TWHEEL_IOC_ARM and one TWHEEL_IOC_CANCEL; for twheel-b1 the same two
+ * operations each in a TWHEEL_IOC_BATCH of one. The first tenth is a
+ * warm-up (not counted). Cost per operation = wall time / (2 x pairs).
+ */
+static void do_hot(void)
+{
+	uint64_t i, warm = o.count / 10, t0, cpu0, sc0;
+	struct peer p;
+
+	peer_init(&p, o.peer);
+	peer_open(&p, 1);
+	if (p.ops->prepare)
+		op_check(&p, p.ops->prepare(&p, 0), "prepare");
+	for (i = 0; i < warm; i++) {
+		op_check(&p, p.ops->arm(&p, 0, NSEC_PER_SEC, false), "arm");
+		op_check(&p, p.ops->cancel(&p, 0), "cancel");
+	}
+	op_check(&p, p.ops->flush(&p), "flush");
+	sc0 = p.syscalls;
+	cpu0 = cpu_ns();
+	t0 = now_ns();
+	for (i = 0; i < o.count; i++) {
+		op_check(&p, p.ops->arm(&p, 0, NSEC_PER_SEC, false), "arm");
+		op_check(&p, p.ops->cancel(&p, 0), "cancel");
+	}
+	op_check(&p, p.ops->flush(&p), "flush");
+	simple_report(o.name ? o.name : "hot", &p, 0, 2 * o.count,
+		      now_ns() - t0, cpu_ns() - cpu0, p.syscalls - sc0, 0);
+	p.ops->close(&p);
+}
+
 /* ------------------------------------------------------------------ main */
 
 static void usage(void)
 {
-	fputs("usage: twbench churn|suite|expiry|accuracy|memory|idle|twocpu\n"
+	fputs("usage: twbench churn|suite|expiry|accuracy|memory|idle|twocpu|hot\n"
 	      "  --peer P --pending N --ops M --time S --count K --spread MS\n"
 	      "  --tag T --far --seed X --dev PATH --name WORKLOAD-NAME\n"
 	      "  accuracy takes a comma-separated list of peers, run at once\n", stderr);
@@ -1008,6 +1046,8 @@ int main(int argc, char **argv)
 		do_idle();
 	else if (!strcmp(w, "twocpu"))
 		do_twocpu();
+	else if (!strcmp(w, "hot"))
+		do_hot();
 	else
 		usage();
 	return 0;
