@@ -200,11 +200,15 @@ deb:
 check-install:
 	@scripts/check.sh --kernels "$(or $(filter 6.1 6.12,$(KERNELS)),6.1 6.12)" --suites install $(CHECK_OPTS)
 
-# make stress: the long runs (issue 10): userspace-test/fuzz_test at full
-# size in a stock 6.12 guest (1,000,000 operations) and a debug guest
-# (200,000); STRESS_KERNELS, FUZZ_SEED, FUZZ_OPS, FUZZ_THREADS to choose,
-# e.g. to replay a seed. scripts/stress.sh does everything.
+# make stress: the long runs (issue 10): userspace-test/fuzz_test,
+# hotplug_test's churn_full_size and module_test's load_unload_full_size at
+# full size, in a stock 6.12 guest and a debug guest (STRESS_KERNELS,
+# STRESS_TESTS="fuzz hotplug module"); FUZZ_SEED, FUZZ_OPS, FUZZ_THREADS,
+# HOTPLUG_CYCLES, HOTPLUG_TIMEOUTS, MODULE_CYCLES to choose, e.g. to replay
+# a seed. scripts/stress.sh does everything.
 .PHONY: stress
 stress:
-	@STRESS_KERNELS='$(STRESS_KERNELS)' FUZZ_SEED='$(FUZZ_SEED)' \
-	 FUZZ_OPS='$(FUZZ_OPS)' FUZZ_THREADS='$(FUZZ_THREADS)' scripts/stress.sh
+	@STRESS_KERNELS='$(STRESS_KERNELS)' STRESS_TESTS='$(STRESS_TESTS)' \
+	 FUZZ_SEED='$(FUZZ_SEED)' FUZZ_OPS='$(FUZZ_OPS)' FUZZ_THREADS='$(FUZZ_THREADS)' \
+	 HOTPLUG_CYCLES='$(HOTPLUG_CYCLES)' HOTPLUG_TIMEOUTS='$(HOTPLUG_TIMEOUTS)' \
+	 MODULE_CYCLES='$(MODULE_CYCLES)' scripts/stress.sh
