@@ -6,6 +6,8 @@
 #   make check        static checks + QEMU guests; last line "N passed, N failed"
 #   make vmtest       fast developer loop: one kernel, one boot, results
 #   make check-harness  prove the harness reports deliberate failures
+#   make stress       the long runs: fuzzer, hotplug and lifecycle churn at full size
+#   make mutants      plant bugs in copies of the module: each meant test must fail
 #   make deps         install the Debian packages the harness needs
 #   make debug-kernel build (or reuse) a cached built kernel (KERNEL=, default debug)
 #   make clean        remove build products from the source tree
@@ -212,3 +214,11 @@ stress:
 	 FUZZ_SEED='$(FUZZ_SEED)' FUZZ_OPS='$(FUZZ_OPS)' FUZZ_THREADS='$(FUZZ_THREADS)' \
 	 HOTPLUG_CYCLES='$(HOTPLUG_CYCLES)' HOTPLUG_TIMEOUTS='$(HOTPLUG_TIMEOUTS)' \
 	 MODULE_CYCLES='$(MODULE_CYCLES)' scripts/stress.sh
+
+# make mutants: each scripts/mutants/*.patch plants one bug in a copy of the
+# module and runs only the test meant to catch it; passes when every one of
+# those tests fails (MUTANTS="name ..." to choose). Not part of make check
+# (a module build and a guest per mutant). scripts/mutants.sh does everything.
+.PHONY: mutants
+mutants:
+	@MUTANTS='$(MUTANTS)' scripts/mutants.sh
