@@ -15,7 +15,8 @@
  *
  * Needs root and two online CPUs (the guests have two); SKIPs otherwise.
  * Without TW_MODDIR/twheel_example.ko the example is left out (noted).
- * churn_loses_nothing runs 20 cycles; churn_full_size runs
+ * churn_loses_nothing runs 20 cycles and one round (cycles left when it
+ * ends run after it); churn_full_size runs
  * TWHEEL_HOTPLUG_CYCLES cycles with TWHEEL_HOTPLUG_TIMEOUTS timeouts a
  * round (make stress: 500 and 100,000) and SKIPs when the first is not set.
  */
@@ -200,8 +201,13 @@ static void example_check(struct __test_metadata *const _metadata,
 	EXPECT_EQ(ex->pinned, 1);
 }
 
+/*
+ * @n timeouts a round, @cycles offline/online cycles; at most @max_rounds
+ * rounds (0: as many as the churn takes), the churn's remaining cycles then
+ * run after the last round.
+ */
 static void churn_run(struct __test_metadata *const _metadata,
-		      FIXTURE_DATA(hp) *self, long n, int cycles)
+		      FIXTURE_DATA(hp) *self, long n, int cycles, long max_rounds)
 {
 	struct churn *c = &self->c;
 	uint64_t *deadline = calloc(n, sizeof(*deadline));
@@ -232,7 +238,7 @@ static void churn_run(struct __test_metadata *const _metadata,
 	c->hold = 1;
 	ASSERT_EQ(pthread_create(&self->thr, NULL, churn_main, c), 0);
 	self->churning = 1;
-	while (churn_hold(c)) {
+	while ((!max_rounds || rounds < max_rounds) && churn_hold(c)) {
 		base = rounds * n;
 		start = now_ns();
 		memset(seen, 0, n);
@@ -290,7 +296,7 @@ static void churn_run(struct __test_metadata *const _metadata,
 		dropped += cancelled;
 		rounds++;
 	}
-	SET(c->stop, 1);
+	SET(c->hold, 0);
 	pthread_join(self->thr, NULL);
 	self->churning = 0;
 	set_online(1);
@@ -315,7 +321,8 @@ static void churn_run(struct __test_metadata *const _metadata,
 
 TEST_F_TIMEOUT(hp, churn_loses_nothing, 120)
 {
-	churn_run(_metadata, self, debug_kernel() ? 20000 : 100000, 20);
+	/* One round: a debug kernel takes up to 80 s to arm and read it. */
+	churn_run(_metadata, self, debug_kernel() ? 20000 : 100000, 20, 1);
 }
 
 /* About 0.1 s a cycle in a stock TCG guest: 500 take about a minute. */
@@ -327,7 +334,7 @@ TEST_F_TIMEOUT(hp, churn_full_size, 3600)
 		SKIP(return, "make stress runs it (TWHEEL_HOTPLUG_CYCLES)");
 	churn_run(_metadata, self,
 		  env_or("TWHEEL_HOTPLUG_TIMEOUTS",
-			 debug_kernel() ? 20000 : 100000), cycles);
+			 debug_kernel() ? 20000 : 100000), cycles, 0);
 }
 
 TEST_HARNESS_MAIN
