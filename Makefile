@@ -6,6 +6,8 @@
 #   make check        static checks + QEMU guests; last line "N passed, N failed"
 #   make vmtest       fast developer loop: one kernel, one boot, results
 #   make check-harness  prove the harness reports deliberate failures
+#   make stress       the long runs: fuzzer, hotplug and lifecycle churn at full size
+#   make mutants      plant bugs in copies of the module: each meant test must fail
 #   make deps         install the Debian packages the harness needs
 #   make debug-kernel build (or reuse) a cached built kernel (KERNEL=, default debug)
 #   make clean        remove build products from the source tree
@@ -200,11 +202,23 @@ deb:
 check-install:
 	@scripts/check.sh --kernels "$(or $(filter 6.1 6.12,$(KERNELS)),6.1 6.12)" --suites install $(CHECK_OPTS)
 
-# make stress: the long runs (issue 10): userspace-test/fuzz_test at full
-# size in a stock 6.12 guest (1,000,000 operations) and a debug guest
-# (200,000); STRESS_KERNELS, FUZZ_SEED, FUZZ_OPS, FUZZ_THREADS to choose,
-# e.g. to replay a seed. scripts/stress.sh does everything.
+# make stress: the long runs (issue 10): userspace-test/fuzz_test,
+# hotplug_test's churn_full_size and module_test's load_unload_full_size at
+# full size, in a stock 6.12 guest and a debug guest (STRESS_KERNELS,
+# STRESS_TESTS="fuzz hotplug module"); FUZZ_SEED, FUZZ_OPS, FUZZ_THREADS,
+# HOTPLUG_CYCLES, HOTPLUG_TIMEOUTS, MODULE_CYCLES to choose, e.g. to replay
+# a seed. scripts/stress.sh does everything.
 .PHONY: stress
 stress:
-	@STRESS_KERNELS='$(STRESS_KERNELS)' FUZZ_SEED='$(FUZZ_SEED)' \
-	 FUZZ_OPS='$(FUZZ_OPS)' FUZZ_THREADS='$(FUZZ_THREADS)' scripts/stress.sh
+	@STRESS_KERNELS='$(STRESS_KERNELS)' STRESS_TESTS='$(STRESS_TESTS)' \
+	 FUZZ_SEED='$(FUZZ_SEED)' FUZZ_OPS='$(FUZZ_OPS)' FUZZ_THREADS='$(FUZZ_THREADS)' \
+	 HOTPLUG_CYCLES='$(HOTPLUG_CYCLES)' HOTPLUG_TIMEOUTS='$(HOTPLUG_TIMEOUTS)' \
+	 MODULE_CYCLES='$(MODULE_CYCLES)' scripts/stress.sh
+
+# make mutants: each scripts/mutants/*.patch plants one bug in a copy of the
+# module and runs only the test meant to catch it; passes when every one of
+# those tests fails (MUTANTS="name ..." to choose). Not part of make check
+# (a module build and a guest per mutant). scripts/mutants.sh does everything.
+.PHONY: mutants
+mutants:
+	@MUTANTS='$(MUTANTS)' scripts/mutants.sh

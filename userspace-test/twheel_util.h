@@ -26,6 +26,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 #include <linux/twheel.h>
@@ -271,6 +272,27 @@ static inline char *tw_guard_pages(struct __test_metadata *const _metadata,
 	memset(p, 0, 2 * pg);
 	ASSERT_EQ(mprotect(p + pg, pg, prot2), 0);
 	return p + pg;
+}
+
+/* The modules in the guests of make check (scripts/guest/check.sh). */
+#define TW_MODDIR	"/lib/twheel"
+
+/* finit_module(@ko, @params) as 0 or -errno. */
+static inline int tw_load_module(const char *ko, const char *params)
+{
+	int fd = open(ko, O_RDONLY | O_CLOEXEC), ret;
+
+	if (fd < 0)
+		return -errno;
+	ret = syscall(SYS_finit_module, fd, params, 0) ? -errno : 0;
+	close(fd);
+	return ret;
+}
+
+/* delete_module(@name, O_NONBLOCK) as 0 or -errno. */
+static inline int tw_unload_module(const char *name)
+{
+	return syscall(SYS_delete_module, name, O_NONBLOCK) ? -errno : 0;
 }
 
 #endif /* TWHEEL_UTIL_H */
