@@ -22,7 +22,7 @@
 #   --suites "static kunit example userspace harness install"   what to run [SUITES]
 #                                (install: scripts/check-install.sh, the Debian
 #                                packages installed on this machine, DKMS, guests)
-#   --tests GLOB                 userspace programs to run, e.g. 'timeout*_test' [TESTS]
+#   --tests GLOBS                userspace programs to run, e.g. 'timeout*_test q*_test' [TESTS]
 #   --kunit-filter GLOB          kunit.filter_glob for the debug guest [KUNIT_FILTER]
 #   --show                       stream guest consoles to the terminal [SHOW=1]
 # Used by scripts/check-harness.sh to push its throwaway module through the

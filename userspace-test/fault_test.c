@@ -231,6 +231,64 @@ TEST_F(fault, batch)
 	EXPECT_EQ(tw_fdinfo(self->fd, "pending"), 2);
 }
 
+/*
+ * The same with a stride that is not a multiple of 8 (52 bytes, the tail
+ * zero) over more than the 192 bytes a batch copies to the stack: the
+ * module then allocates its copy and writes the results back with
+ * copy_to_user(), both places a fault can be injected (an aligned array's
+ * results go back with unsafe_put_user(), which fault injection does not
+ * fail), and a faulted copy-back must undo the arms.
+ */
+#define ODD_STRIDE	52
+#define ODD_OPS		5
+static unsigned char odd_ops[ODD_OPS * ODD_STRIDE];
+
+static int batch_odd_stride(int fd, uint64_t armed)
+{
+	const struct twheel_op o[ODD_OPS] = {
+		{ .op = TWHEEL_OP_ARM, .expires = 60 * SEC, .cookie = 7 },
+		{ .op = TWHEEL_OP_REARM, .handle = armed, .expires = 40 * SEC },
+		{ .op = TWHEEL_OP_GET, .handle = armed },
+		{ .op = TWHEEL_OP_ARM, .expires = 60 * SEC, .cookie = 8 },
+		{ .op = TWHEEL_OP_ARM, .expires = 60 * SEC, .cookie = 9 },
+	};
+	int i;
+
+	memset(odd_ops, 0, sizeof(odd_ops));
+	for (i = 0; i < ODD_OPS; i++)
+		memcpy(odd_ops + i * ODD_STRIDE, &o[i], sizeof(o[i]));
+	return tw_batch(fd, odd_ops, ODD_OPS, ODD_STRIDE);
+}
+
+/* Applied: cancel the arms (ops 0, 3 and 4). */
+static int batch_odd_undo(int fd)
+{
+	struct twheel_op op;
+	int i, bad = 0;
+
+	for (i = 0; i < ODD_OPS; i++) {
+		memcpy(&op, odd_ops + i * ODD_STRIDE, sizeof(op));
+		if (op.op == TWHEEL_OP_ARM && !op.result && op.handle &&
+		    tw_cancel(fd, op.handle))
+			bad++;
+	}
+	memset(odd_ops, 0, sizeof(odd_ops));
+	return bad;
+}
+
+TEST_F(fault, batch_odd_stride)
+{
+	int bad = 0;
+	int faults = FAULT_LOOP_UNDO(batch_odd_stride(self->fd, self->armed),
+				     -ENOMEM, -EFAULT,
+				     bad += batch_odd_undo(self->fd));
+
+	TH_LOG("%d faults injected", faults);
+	EXPECT_EQ(bad, 0);
+	EXPECT_GT(faults, 2);
+	EXPECT_EQ(tw_fdinfo(self->fd, "pending"), 2);
+}
+
 static int get_one(int fd, uint64_t h)
 {
 	struct twheel_get g = { .handle = h };

@@ -8,7 +8,8 @@
 # (insmod, 2 s, rmmod), every /tests/*_test program (TAP), rmmod twheel,
 # kmemleak scan, dmesg.  Environment (from vm-run --env):
 #   TWHEEL_SUITES        which of "kunit example userspace" to run (default: all)
-#   TWHEEL_TESTS         shell glob of test programs to run (default: *_test)
+#   TWHEEL_TESTS         shell globs of test programs to run, separated by
+#                        spaces (default: *_test)
 #   TWHEEL_TEST_TIMEOUT  seconds per test program (default 300)
 #   TWHEEL_MAIN_MODULE   module loaded first and removed last (default twheel;
 #                        "none" for self-contained modules such as the harness self-test)
@@ -84,9 +85,7 @@ run_example() {
 }
 
 run_userspace() {
-	for _t in /tests/$TESTS; do
-		{ [ -f "$_t" ] && [ -x "$_t" ]; } || continue
-		case $_t in *_test) ;; *) continue ;; esac
+	for _t in $(test_programs); do
 		run_tap "$(basename "$_t")" "$TEST_TIMEOUT" "$_t"
 	done
 }

@@ -100,9 +100,7 @@ kill "$_sleeper" 2>/dev/null
 wait "$_sleeper" 2>/dev/null
 
 run_tap pkgconfig_test "$TEST_TIMEOUT" /usr/bin/pkgconfig_test
-for _t in /tests/$TESTS; do
-	{ [ -f "$_t" ] && [ -x "$_t" ]; } || continue
-	case $_t in *_test) ;; *) continue ;; esac
+for _t in $(test_programs); do
 	run_tap "$(basename "$_t")" "$TEST_TIMEOUT" "$_t"
 done
 

@@ -64,3 +64,19 @@ run_tap() {
 
 # Module name as the kernel knows it: file name minus .ko, '-' as '_'.
 modname() { basename "$1" .ko | tr - _; }
+
+# test_programs: the executable /tests/*_test programs matching one of the
+# space-separated globs of $TESTS, one path per line, in that order. (A
+# plain "/tests/$TESTS" would take only the first of several globs.)
+test_programs() {
+	set -f
+	for _p in $TESTS; do
+		set +f
+		for _t in /tests/$_p; do
+			{ [ -f "$_t" ] && [ -x "$_t" ]; } || continue
+			case $_t in *_test) echo "$_t" ;; esac
+		done
+		set -f
+	done
+	set +f
+}
