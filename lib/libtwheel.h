@@ -20,8 +20,8 @@
  * left alone. Thread safety: a struct twheel is not locked. Use one per
  * thread, or serialise all calls on one struct twheel yourself. Different
  * struct twheel objects are independent and may be used concurrently.
- * The man pages libtwheel(3), twheel_open(3), twheel_prep_arm(3) and
- * twheel_fill(3) describe every call.
+ * The man pages libtwheel(3), twheel_open(3), twheel_prep_arm(3),
+ * twheel_fill(3) and twheel_get_stats(3) describe every call.
  */
 #ifndef LIBTWHEEL_H
 #define LIBTWHEEL_H
