@@ -45,6 +45,9 @@
  * @max_late: largest lateness seen, ns
  * @rearm: times the callback still re-arms itself
  * @hold_ms: how long the callback spins, to be caught running
+ * @until_released: and then spins on until @released is set (10 s at most),
+ *	so that a watcher the host did not run for a while still sees it
+ * @released: set by the test when the callback may end
  * @running: set while the callback spins
  * @done: completed at the end of each callback
  */
@@ -56,6 +59,8 @@ struct probe {
 	atomic64_t max_late;
 	atomic_t rearm;
 	unsigned int hold_ms;
+	bool until_released;
+	atomic_t released;
 	atomic_t running;
 	struct completion done;
 };
@@ -72,8 +77,13 @@ static void probe_fn(struct twheel_timeout *t)
 		atomic64_set(&p->max_late, late);
 	atomic_inc(&p->fired);
 	if (p->hold_ms) {
+		u64 start = ktime_get_ns();
+
 		atomic_set(&p->running, 1);
 		mdelay(p->hold_ms);
+		while (p->until_released && !atomic_read(&p->released) &&
+		       ktime_get_ns() - start < 10 * NSEC_PER_SEC)
+			mdelay(1);
 		atomic_set(&p->running, 0);
 	}
 	if (atomic_dec_if_positive(&p->rearm) >= 0) {
@@ -192,16 +202,25 @@ static void api_cancel_while_callback_runs(struct kunit *test)
 	other = cpumask_any_but(cpu_online_mask,
 				pin_to_cpu(test, cpumask_first(cpu_online_mask)));
 	p->hold_ms = 100;
+	p->until_released = true;
 	p->deadline = ktime_get_ns() + NSEC_PER_MSEC;
 	KUNIT_ASSERT_EQ(test, twheel_arm_abs(&p->t, p->deadline, other), 0);
 	start = ktime_get_ns();
-	while (!atomic_read(&p->running)) {
-		KUNIT_ASSERT_LT(test, ktime_get_ns() - start, 5 * NSEC_PER_SEC);
+	while (!atomic_read(&p->running) &&
+	       ktime_get_ns() - start < 5 * NSEC_PER_SEC)
 		cpu_relax();
+	if (!atomic_read(&p->running)) {
+		atomic_set(&p->released, 1);
+		twheel_cancel_sync(&p->t);
+		KUNIT_FAIL(test, "the callback did not start within 5 s (fired %d)",
+			   atomic_read(&p->fired));
+		return;
 	}
 	/* Not pending any more, but running: try_cancel reports it. */
 	KUNIT_EXPECT_EQ(test, twheel_try_cancel(&p->t), -EBUSY);
 	KUNIT_EXPECT_EQ(test, twheel_cancel(&p->t), 0);
+	/* It still runs for up to 100 ms: cancel_sync waits for it. */
+	atomic_set(&p->released, 1);
 	KUNIT_EXPECT_EQ(test, twheel_cancel_sync(&p->t), 0);
 	/* cancel_sync returned: the callback must be over. */
 	KUNIT_EXPECT_EQ(test, atomic_read(&p->running), 0);
@@ -494,6 +513,123 @@ static void api_boottime_timeout_on_boottime_base(struct kunit *test)
 
 	KUNIT_EXPECT_EQ(test, probe_arm(p, 5 * NSEC_PER_MSEC), 0);
 	expect_fired_once_in_time(test, p);
+}
+
+/*
+ * A storm on both clocks of one CPU: STORM_PER_CLOCK timeouts on each of
+ * its bases, all due at once, each callback busy for STORM_CB_US.
+ */
+#define STORM_PER_CLOCK		400U
+#define STORM_CB_US		20U
+
+struct storm_cb {
+	u64 start;
+	u64 end;
+	bool boot;
+};
+
+struct storm_log {
+	atomic_t n;
+	struct storm_cb cbs[2 * STORM_PER_CLOCK];
+};
+
+struct storm_item {
+	struct twheel_timeout t;
+	struct storm_log *log;
+	bool boot;
+};
+
+static void storm_fn(struct twheel_timeout *t)
+{
+	struct storm_item *it = container_of(t, struct storm_item, t);
+	u64 start = ktime_get_ns();
+	int i;
+
+	udelay(STORM_CB_US);
+	i = atomic_inc_return(&it->log->n) - 1;
+	if (i < ARRAY_SIZE(it->log->cbs))
+		it->log->cbs[i] = (struct storm_cb) {
+			.start = start, .end = ktime_get_ns(), .boot = it->boot,
+		};
+}
+
+static void storm_cancel_all(void *arg)
+{
+	struct storm_item *items = arg;
+	unsigned int i;
+
+	for (i = 0; i < 2 * STORM_PER_CLOCK; i++)
+		twheel_cancel_sync(&items[i].t);
+}
+
+/*
+ * The runs of a CPU's two bases share one budget. A stretch, callbacks with
+ * less than TW_YIELD_NS between one's end and the next one's start, holds
+ * runs that take TW_RUN_NS in all, plus one callback each past their share,
+ * and the gaps between them, each shorter than TW_YIELD_NS: in this storm
+ * less than twice TW_RUN_NS and two callbacks. (Without the shared budget
+ * the two bases' runs follow each other for as long as the storm lasts.)
+ * The gaps of TW_YIELD_NS or more take at least 15% of the storm's time
+ * (20% less each run's overrun), and neither clock waits for the whole
+ * storm of the other: each has a quarter of its callbacks or more in the
+ * first half. Callbacks of one CPU run one after another, so their order
+ * in the log is the order they ran in.
+ */
+static void api_storm_on_both_clocks_shares_the_cpu(struct kunit *test)
+{
+	const unsigned int n = 2 * STORM_PER_CLOCK;
+	unsigned int cpu = cpumask_last(cpu_online_mask);
+	struct storm_item *items = test_vzalloc(test, n * sizeof(*items));
+	struct storm_log *log = test_vzalloc(test, sizeof(*log));
+	u64 due = ktime_get_ns() + 300 * NSEC_PER_MSEC, idle = 0, span;
+	u64 stretch = 0, longest = 0, max_cb = 0;
+	unsigned int i, gaps = 0, boot_early = 0;
+
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, storm_cancel_all,
+							items), 0);
+	for (i = 0; i < n; i++) {
+		enum tw_clock clock = i < STORM_PER_CLOCK ? TW_CLOCK_MONO :
+							    TW_CLOCK_BOOT;
+
+		items[i].log = log;
+		items[i].boot = clock == TW_CLOCK_BOOT;
+		twheel_timeout_init_clock(&items[i].t, storm_fn,
+					  items[i].boot ? CLOCK_BOOTTIME :
+							  CLOCK_MONOTONIC);
+		KUNIT_ASSERT_EQ(test, twheel_arm_abs(&items[i].t,
+						     tw_clock_from_mono(due, clock),
+						     cpu), 0);
+	}
+	if (ktime_get_ns() >= due)
+		kunit_skip(test, "arming %u took more than 300 ms", n);
+	while (atomic_read(&log->n) < n && ktime_get_ns() < due + 10 * NSEC_PER_SEC)
+		msleep(20);
+	KUNIT_ASSERT_EQ(test, atomic_read(&log->n), (int)n);
+
+	for (i = 0; i < n; i++) {
+		const struct storm_cb *cb = &log->cbs[i];
+		u64 gap = i ? cb->start - log->cbs[i - 1].end : 0;
+
+		if (gap >= TW_YIELD_NS) {
+			idle += gap;
+			gaps++;
+			stretch = 0;
+		}
+		stretch += cb->end - cb->start + (gap < TW_YIELD_NS ? gap : 0);
+		longest = max(longest, stretch);
+		max_cb = max(max_cb, cb->end - cb->start);
+		if (i < n / 2 && cb->boot)
+			boot_early++;
+	}
+	span = log->cbs[n - 1].end - log->cbs[0].start;
+	kunit_info(test, "%u callbacks of %u us on CPU %u in %llu us: %llu us (%llu%%) in %u gaps of %u us or more; longest stretch %llu us (longest callback %llu us); %u of the first %u on CLOCK_BOOTTIME\n",
+		   n, STORM_CB_US, cpu, span / NSEC_PER_USEC,
+		   idle / NSEC_PER_USEC, idle * 100 / span, gaps,
+		   (unsigned int)(TW_YIELD_NS / NSEC_PER_USEC), longest / NSEC_PER_USEC,
+		   max_cb / NSEC_PER_USEC, boot_early, n / 2);
+	KUNIT_EXPECT_LT(test, longest, (u64)(2 * TW_RUN_NS) + 2 * max_cb);
+	KUNIT_EXPECT_GE(test, idle * 100, span * 15);
+	KUNIT_EXPECT_GE(test, boot_early, STORM_PER_CLOCK / 4);
 }
 
 /* 100,000 timeouts: each fires exactly once, never early, bounded late. */
@@ -820,6 +956,7 @@ static struct kunit_case api_cases[] = {
 	KUNIT_CASE_SLOW(api_kick_while_callback_runs),
 	KUNIT_CASE(api_cancel_sync_from_fifo_task),
 	KUNIT_CASE(api_boottime_timeout_on_boottime_base),
+	KUNIT_CASE(api_storm_on_both_clocks_shares_the_cpu),
 	{}
 };
 

@@ -13,10 +13,15 @@
  * ------------
  * A run re-files at most TW_CASCADE_BUDGET timeouts, dropping the base lock
  * every TW_LOCKED_CHUNK, and runs callbacks until expire_budget of them ran
- * or TW_RUN_NS passed, whichever comes first. What is left continues in a
- * new hrtimer run TW_YIELD_NS later: the softirq ends, and the CPU's tasks
- * run in between, so a storm of expiries takes at most 80% of the CPU
- * while it lasts. No interrupts-off section grows with what was armed.
+ * or its share of TW_RUN_NS passed, whichever comes first. What is left
+ * continues in a new hrtimer run TW_YIELD_NS later: the softirq ends, and
+ * the CPU's tasks run in between. The time is counted per CPU, not per base
+ * (struct tw_cpu_runs): the runs of a CPU's bases, one per clock, share one
+ * TW_RUN_NS until TW_YIELD_NS passed without any of them, and a base that
+ * finds it spent waits for that gap. So a storm of expiries takes at most
+ * 80% of a CPU while it lasts, on one clock or on both; a base that has
+ * work left while another one runs gets half of the next TW_RUN_NS. No
+ * interrupts-off section grows with what was armed.
  *
  * Locking
  * -------
@@ -26,7 +31,9 @@
  * twheel_cancel_sync() that finds its timeout running waits by taking and
  * dropping expiry_lock (tw_wait_running()), as the kernel's timers do with
  * their expiry lock; the run lets waiters in between two callbacks.
- * Lock order: expiry_lock, then base->lock.
+ * Lock order: expiry_lock, then base->lock. A CPU's struct tw_cpu_runs
+ * needs no lock: only the hrtimer callbacks of its bases touch it, and the
+ * hrtimer core runs them one at a time on that CPU (they are pinned).
  *
  * The callback never returns HRTIMER_RESTART: it programs the hrtimer with
  * hrtimer_start(), which is correct even when a kick started the hrtimer
@@ -52,10 +59,6 @@
 
 /* Moves from the cascade list one hrtimer run may do before yielding. */
 #define TW_CASCADE_BUDGET	4096U
-/* Time one hrtimer run may spend on callbacks before yielding. */
-#define TW_RUN_NS		NSEC_PER_MSEC
-/* How long a run that yielded leaves the CPU to others: 20% of its time. */
-#define TW_YIELD_NS		(TW_RUN_NS / 4)
 /* Default, least and most callbacks one hrtimer run may call. */
 #define TW_EXPIRE_BUDGET_DEFAULT	256U
 #define TW_EXPIRE_BUDGET_MIN		8U
@@ -76,6 +79,23 @@ static const struct kernel_param_ops expire_budget_ops = {
 
 module_param_cb(expire_budget, &expire_budget_ops, &expire_budget, 0444);
 MODULE_PARM_DESC(expire_budget, "Callbacks per hrtimer run before yielding, 8..65536 (default 256)");
+
+/**
+ * struct tw_cpu_runs - what the hrtimer runs of one CPU's bases spent
+ * @used: nanoseconds the runs of the current stretch took; a stretch is a
+ *	series of runs with less than TW_YIELD_NS between one's end and the
+ *	next one's start
+ * @last_end: CLOCK_MONOTONIC time the last run ended
+ * @left_work: bit (1 << clock) set when that base's last run stopped with
+ *	expired timeouts left
+ */
+struct tw_cpu_runs {
+	u64 used;
+	u64 last_end;
+	unsigned long left_work;
+};
+
+static DEFINE_PER_CPU(struct tw_cpu_runs, tw_runs);
 
 /* Kicks sent and not yet finished; module exit waits for none. */
 static atomic_t kicks_in_flight = ATOMIC_INIT(0);
@@ -267,14 +287,48 @@ static bool run_expired(struct tw_base *base, unsigned int budget, u64 until)
 }
 
 /*
- * A run stopped at its budget: continue TW_YIELD_NS from now. A time later
- * than the hrtimer core's current one ends its expiry loop, so this softirq
- * returns and tasks of this CPU get it for a while; then the next run goes
- * on. Caller holds base->lock, in the hrtimer callback.
+ * How long a run of @base that starts at @mono may take: what is left of its
+ * CPU's TW_RUN_NS, at most half of it while the other base has work left;
+ * 0 when the CPU's runs spent it and TW_YIELD_NS has not passed since.
  */
-static void yield_run(struct tw_base *base)
+static u64 run_allowance(struct tw_cpu_runs *runs,
+			 const struct tw_base *base, u64 mono)
 {
-	u64 when = tw_clock_ns(base->clock) + TW_YIELD_NS;
+	u64 left;
+
+	if (mono - runs->last_end >= TW_YIELD_NS)
+		runs->used = 0;
+	if (runs->used >= TW_RUN_NS)
+		return 0;
+	left = TW_RUN_NS - runs->used;
+	if (runs->left_work & ~BIT(base->clock))
+		left = min(left, TW_RUN_NS / TW_NR_CLOCKS);
+	return left;
+}
+
+/* Count a run of @base that started at @mono and is done (@done) or not. */
+static void run_ended(struct tw_cpu_runs *runs, const struct tw_base *base,
+		      u64 mono, bool done)
+{
+	runs->last_end = ktime_get_ns();
+	runs->used += runs->last_end - mono;
+	if (done)
+		runs->left_work &= ~BIT(base->clock);
+	else
+		runs->left_work |= BIT(base->clock);
+}
+
+/*
+ * A run stopped at its budget, or found its CPU's spent: continue
+ * TW_YIELD_NS after the CPU's last run ended. A time later than the hrtimer
+ * core's current one ends its expiry loop, so this softirq returns and tasks
+ * of this CPU get it for a while; then the next run goes on. Caller holds
+ * base->lock, in the hrtimer callback.
+ */
+static void yield_run(struct tw_base *base, const struct tw_cpu_runs *runs)
+{
+	u64 when = tw_clock_from_mono(runs->last_end + TW_YIELD_NS,
+				      base->clock);
 
 	if (!base->online)
 		return;
@@ -301,24 +355,34 @@ static void note_fire(struct tw_base *base, u64 now)
 enum hrtimer_restart tw_hrtimer_fn(struct hrtimer *timer)
 {
 	struct tw_base *base = container_of(timer, struct tw_base, timer);
-	u64 start = tw_clock_ns(base->clock);
+	struct tw_cpu_runs *runs = per_cpu_ptr(&tw_runs, base->cpu);
+	u64 mono = ktime_get_ns();
+	u64 start = tw_clock_from_mono(mono, base->clock);
 	u64 now = tw_ns_to_tick_floor(start);
+	u64 allowed = run_allowance(runs, base, mono);
 	bool done;
 
 	spin_lock(&base->expiry_lock);
 	raw_spin_lock_irq(&base->lock);
+	if (!allowed) {
+		runs->left_work |= BIT(base->clock);
+		yield_run(base, runs);
+		goto unlock;
+	}
 	base->in_timer = true;
 	note_fire(base, now);
 	done = !tw_base_advance(base, now, TW_CASCADE_BUDGET);
-	done &= run_expired(base, expire_budget, start + TW_RUN_NS);
+	done &= run_expired(base, expire_budget, start + allowed);
 	base->in_timer = false;
 	base->programmed = U64_MAX;
+	run_ended(runs, base, mono, done);
 	if (done) {
 		tw_program(base, tw_next_event(base));
 	} else {
 		base->stats.runs_cut++;
-		yield_run(base);
+		yield_run(base, runs);
 	}
+unlock:
 	raw_spin_unlock_irq(&base->lock);
 	spin_unlock(&base->expiry_lock);
 	return HRTIMER_NORESTART;

@@ -36,6 +36,10 @@
 #define TW_MAX_DELTA_TICKS	BIT_ULL(40)
 /* Timeouts moved with a base lock held, at most: bounds irqs-off time. */
 #define TW_LOCKED_CHUNK		64U
+/* Time the hrtimer runs of one CPU's bases may take before yielding. */
+#define TW_RUN_NS		NSEC_PER_MSEC
+/* How long the CPU is left to others after that: 20% of its time. */
+#define TW_YIELD_NS		(TW_RUN_NS / 4)
 
 /* t->idx of a timeout queued on the expired list, waiting for its callback. */
 #define TW_IDX_EXPIRED		(TW_NR_BUCKETS + 1)

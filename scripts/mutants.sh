@@ -4,8 +4,8 @@
 # mutants.sh - `make mutants`: prove that the tests can fail (issue 10).
 #
 # Each scripts/mutants/NAME.patch plants one bug in the module. Its header,
-# before the diff, names the test program meant to catch it and the kernel
-# to run it on:
+# before the diff, names the test program meant to catch it (or the KUnit
+# suite, twheel_*, on a debug kernel) and the kernel to run it on:
 #   Mutant: what the bug is
 #   Test: fuzz_test
 #   Kernel: 6.12
@@ -42,6 +42,7 @@ header() { sed -n "/^--- /q; s/^$2: *//p" "$1" | head -n 1; }
 
 run_mutant() {
 	local patch=$1 name test kernel what out src rc ledger failure died console_failure attempt
+	local suite=userspace sep=": "
 	name=$(basename "$patch" .patch)
 	test=$(header "$patch" Test)
 	kernel=$(header "$patch" Kernel)
@@ -50,6 +51,8 @@ run_mutant() {
 		record fail mutants - "$name: no 'Test:' or 'Kernel:' line in $patch"
 		return
 	fi
+	# A KUnit suite: its failed cases read "twheel_api.7 name".
+	case $test in twheel_*) suite=kunit sep=. ;; esac
 	out=$OUT/$name
 	src=$out/src
 	rm -rf "$out"
@@ -70,7 +73,7 @@ run_mutant() {
 		TWHEEL_BUILD=$out/build TWHEEL_LEDGER="" \
 		TWHEEL_GUEST_TIMEOUT=${TWHEEL_GUEST_TIMEOUT:-600} \
 		TWHEEL_TEST_TIMEOUT=${TWHEEL_TEST_TIMEOUT:-300} \
-			"$TWHEEL_ROOT/scripts/check.sh" --kernels "$kernel" --suites userspace \
+			"$TWHEEL_ROOT/scripts/check.sh" --kernels "$kernel" --suites "$suite" \
 			--tests "$test" --module-src "$src" >"$out/check.log" 2>&1 || rc=$?
 		[ -f "$ledger" ] || : >"$ledger"
 		if ! awk -F'\t' '$1 == "pass" && $2 == "build" && $4 == "modules build" { ok = 1 } END { exit !ok }' "$ledger"; then
@@ -89,7 +92,7 @@ run_mutant() {
 		log "mutants: $name: the guest died before twheel was loaded; once more"
 		cp "$out/check.log" "$out/check-attempt1.log"
 	done
-	failure=$(awk -F'\t' -v t="$test" '$1 == "fail" && $2 == "userspace" && index($4, t ": ") == 1 { print $4 }' "$ledger")
+	failure=$(awk -F'\t' -v t="$test$sep" -v s="$suite" '$1 == "fail" && $2 == s && index($4, t) == 1 { print $4 }' "$ledger")
 	# The guest sends a program's TAP when the program ends: if the bug
 	# then brings the kernel down, the program's failed check is only on
 	# the console ("# T.c:LINE:CASE:Expected ...").

@@ -480,22 +480,37 @@ TEST_F(abi, fdinfo_reports_counts_and_limit)
 	EXPECT_EQ(tw_fdinfo(self->fd, "overruns"), 0);
 }
 
-/* fdinfo's counters are TWHEEL_IOC_STATS's, the lateness histogram too. */
+/*
+ * fdinfo's counters are TWHEEL_IOC_STATS's, the lateness histogram too;
+ * every counter differs from the others, so that no two can be swapped.
+ */
 TEST_F(abi, fdinfo_matches_stats)
 {
 	struct twheel_stats st = {};
 	char path[64], line[512], *p;
 	long long sum = 0, v;
 	unsigned int i;
+	uint64_t h;
 	FILE *f;
 
 	tw_arm(_metadata, self->fd, 1, 0);
 	tw_arm(_metadata, self->fd, 2, MS);
+	tw_arm(_metadata, self->fd, 3, 3600 * SEC);
+	h = tw_arm(_metadata, self->fd, 4, 3600 * SEC);
+	tw_arm(_metadata, self->fd, 5, 3600 * SEC);
+	ASSERT_EQ(tw_cancel(self->fd, h), 0);
 	while (tw_fdinfo(self->fd, "fired") < 2)
 		ASSERT_TRUE(tw_wait_ready(self->fd, 2000));
 	ASSERT_EQ(tw_ioctl(self->fd, TWHEEL_IOC_STATS, &st), 0);
+	/* pending 4, queued 2, armed 5, fired 2, cancelled 1, overruns 0 */
+	EXPECT_EQ(st.armed, 5U);
+	EXPECT_EQ(st.cancelled, 1U);
+	EXPECT_EQ(tw_fdinfo(self->fd, "pending"), (long long)st.pending);
+	EXPECT_EQ(tw_fdinfo(self->fd, "queued"), (long long)st.queued);
 	EXPECT_EQ(tw_fdinfo(self->fd, "armed"), (long long)st.armed);
 	EXPECT_EQ(tw_fdinfo(self->fd, "fired"), (long long)st.fired);
+	EXPECT_EQ(tw_fdinfo(self->fd, "cancelled"), (long long)st.cancelled);
+	EXPECT_EQ(tw_fdinfo(self->fd, "overruns"), (long long)st.overruns);
 	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", self->fd);
 	f = fopen(path, "r");
 	ASSERT_NE(f, NULL);

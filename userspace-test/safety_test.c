@@ -15,9 +15,12 @@
  *                    caller has CAP_SYS_NICE;
  *   storm.*          N timeouts on one deadline on CPU 1 (1,000,000 on the
  *                    stock kernels; on the debug kernel 200,000 or as many
- *                    as arm in 2 s there): every record arrives, none early,
- *                    and a latency probe (a SCHED_FIFO thread sleeping 1 ms
- *                    in a loop, as cyclictest does) on CPU 1 overshoots at
+ *                    as arm in 2 s there), armed by uid 65534, half of them
+ *                    on CLOCK_BOOTTIME (both of CPU 1's bases storm at
+ *                    once): all are counted against 65534, every record
+ *                    arrives, none early, and a latency probe (a
+ *                    SCHED_FIFO thread sleeping 1 ms in a loop, as
+ *                    cyclictest does) on CPU 1 overshoots at
  *                    most 25 ms more around the expiry than for as long with
  *                    nothing armed; the same on CPU 0 while CPU 1 goes
  *                    offline with the N armed on it;
@@ -84,6 +87,14 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * SEC + ts.tv_nsec;
 }
 
+static uint64_t boot_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	return (uint64_t)ts.tv_sec * SEC + ts.tv_nsec;
+}
+
 static void sleep_until(uint64_t t)
 {
 	struct timespec ts = { .tv_sec = t / SEC, .tv_nsec = t % SEC };
@@ -131,9 +142,9 @@ static int tw_arm1(int fd, uint64_t expires, uint32_t flags, uint32_t cpu)
  * many were armed; *@err gets the first failure (0 if none). The ioctl
  * itself failing counts as a failure of every operation.
  */
-static uint32_t tw_arm_batch(int fd, struct twheel_op *ops, uint32_t n,
-			     uint64_t expires, uint32_t flags, uint32_t cpu,
-			     uint64_t cookie0, int *err)
+/* Submit @n filled ops as one batch; how many armed, the first error. */
+static uint32_t submit_batch(int fd, struct twheel_op *ops, uint32_t n,
+			     int *err)
 {
 	struct twheel_batch b = {
 		.ops = (uintptr_t)ops, .count = n, .op_size = sizeof(*ops),
@@ -141,11 +152,6 @@ static uint32_t tw_arm_batch(int fd, struct twheel_op *ops, uint32_t n,
 	uint32_t i, armed = 0;
 
 	*err = 0;
-	for (i = 0; i < n; i++)
-		ops[i] = (struct twheel_op) {
-			.op = TWHEEL_OP_ARM, .flags = flags, .cpu = cpu,
-			.expires = expires, .cookie = cookie0 + i,
-		};
 	if (ioctl(fd, TWHEEL_IOC_BATCH, &b)) {
 		*err = -errno;
 		return 0;
@@ -157,6 +163,20 @@ static uint32_t tw_arm_batch(int fd, struct twheel_op *ops, uint32_t n,
 			*err = ops[i].result;
 	}
 	return armed;
+}
+
+static uint32_t tw_arm_batch(int fd, struct twheel_op *ops, uint32_t n,
+			     uint64_t expires, uint32_t flags, uint32_t cpu,
+			     uint64_t cookie0, int *err)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		ops[i] = (struct twheel_op) {
+			.op = TWHEEL_OP_ARM, .flags = flags, .cpu = cpu,
+			.expires = expires, .cookie = cookie0 + i,
+		};
+	return submit_batch(fd, ops, n, err);
 }
 
 /* A value from /proc/self/fdinfo/@fd, or -1. */
@@ -284,6 +304,25 @@ static int drop_to(uid_t uid)
 {
 	if (setgroups(0, NULL) || setresgid(uid, uid, uid) ||
 	    setresuid(uid, uid, uid))
+		return -errno;
+	return 0;
+}
+
+/*
+ * Act as @uid (and group) until act_as_root(), keeping root as the saved
+ * set-user-ID: files opened meanwhile belong to @uid, and arms from them
+ * have no capability.
+ */
+static int act_as(uid_t uid)
+{
+	if (setresgid(uid, uid, 0) || setresuid(uid, uid, 0))
+		return -errno;
+	return 0;
+}
+
+static int act_as_root(void)
+{
+	if (setresuid(0, 0, 0) || setresgid(0, 0, 0))
 		return -errno;
 	return 0;
 }
@@ -726,28 +765,56 @@ static uint64_t storm_size(uint64_t max, uint64_t min, long long cost)
 }
 
 /*
+ * Arm @k one-shots on @cpu due at @deadline (CLOCK_MONOTONIC), cookies
+ * from @cookie0. With @boot_off, those with odd cookies are armed on
+ * CLOCK_BOOTTIME for the same instant, @deadline + *@boot_off.
+ */
+static uint32_t arm_some(int fd, struct twheel_op *ops, uint32_t k,
+			 uint64_t deadline, int cpu, uint64_t cookie0,
+			 const int64_t *boot_off, int *err)
+{
+	uint32_t i;
+
+	for (i = 0; i < k; i++) {
+		bool boot = boot_off && ((cookie0 + i) & 1);
+
+		ops[i] = (struct twheel_op) {
+			.op = TWHEEL_OP_ARM, .cpu = cpu, .cookie = cookie0 + i,
+			.flags = TWHEEL_ARM_ABS | TWHEEL_ARM_CPU |
+				 (boot ? TWHEEL_ARM_BOOTTIME : 0),
+			.expires = deadline + (boot ? *boot_off : 0),
+		};
+	}
+	return submit_batch(fd, ops, k, err);
+}
+
+/*
  * Arm @n one-shots (cookies 0 to @n - 1) on @cpu over the files @fds, at
  * most @per_file each, all due at one deadline that arming itself does not
  * reach. The deadline is planned from @cost (ns per arm): @lead_ns after
- * arming should end, plus @extra_ns. An attempt that falls behind its plan
- * (other guests share the machine) is abandoned: the files are closed and
- * opened again (@reopen, with @ctx, opens file @i and returns its fd or
- * -errno) and arming starts over, planned at the rate seen. Returns the
- * deadline, or 0 with *@err set.
+ * arming should end, plus @extra_ns. With @boot_off, half of them (odd
+ * cookies) are on CLOCK_BOOTTIME, due at the same instant: *@boot_off is
+ * set to the offset of CLOCK_BOOTTIME used. An attempt that falls behind
+ * its plan (other guests share the machine) is abandoned: the files are
+ * closed and opened again (@reopen, with @ctx, opens file @i and returns
+ * its fd or -errno) and arming starts over, planned at the rate seen.
+ * Returns the deadline (CLOCK_MONOTONIC), or 0 with *@err set.
  */
 typedef int (*reopen_fn)(void *ctx, int i);
 
 static uint64_t arm_storm(int *fds, int nfiles, uint64_t per_file,
 			  uint64_t n, int cpu, long long cost,
 			  uint64_t lead_ns, uint64_t extra_ns,
-			  reopen_fn reopen, void *ctx, int *err,
-			  unsigned int *attempts)
+			  reopen_fn reopen, void *ctx, int64_t *boot_off,
+			  int *err, unsigned int *attempts)
 {
 	static struct twheel_op ops[4096];
 	uint64_t est = cost * n, deadline = 0, t0, done, el = 0;
 	int attempt, i;
 
 	*err = 0;
+	if (boot_off)
+		*boot_off = (int64_t)(boot_ns() - now_ns());
 	for (attempt = 1; attempt <= 3; attempt++) {
 		bool behind = false;
 
@@ -763,9 +830,8 @@ static uint64_t arm_storm(int *fds, int nfiles, uint64_t per_file,
 			while (mine && !behind) {
 				uint32_t k = mine < 4096 ? mine : 4096;
 
-				if (tw_arm_batch(fds[i], ops, k, deadline,
-						 TWHEEL_ARM_ABS | TWHEEL_ARM_CPU,
-						 cpu, done, err) != k) {
+				if (arm_some(fds[i], ops, k, deadline, cpu,
+					     done, boot_off, err) != k) {
 					if (!*err)
 						*err = -EIO;
 					return 0;
@@ -857,12 +923,16 @@ static void probe_report(const struct probe *p, const char *what)
 		       (unsigned long long)(p->end - p->start) / MS);
 }
 
-/* N timeouts over several files, and a reader that checks every record. */
+/*
+ * N timeouts over several files, held by uid 65534, half of them (odd
+ * cookies) on CLOCK_BOOTTIME; and a reader that checks every record.
+ */
 struct storm {
 	int fds[STORM_FILES_MAX];
 	int nfiles;
 	uint64_t n;
 	uint64_t deadline;
+	int64_t boot_off;	/* of the CLOCK_BOOTTIME half's deadline */
 	uint64_t give_up;
 	/* reader */
 	pthread_t reader;
@@ -875,8 +945,11 @@ struct storm {
 static void storm_check(struct storm *s, const struct twheel_event *ev,
 			uint64_t read_at)
 {
-	if (ev->cookie >= s->n || ev->deadline != s->deadline || ev->flags ||
-	    ev->overrun) {
+	/* Odd cookies: times in CLOCK_BOOTTIME. */
+	int64_t off = ev->cookie & 1 ? s->boot_off : 0;
+
+	if (ev->cookie >= s->n || ev->deadline != s->deadline + off ||
+	    ev->flags || ev->overrun) {
 		s->bad++;
 		return;
 	}
@@ -886,7 +959,7 @@ static void storm_check(struct storm *s, const struct twheel_event *ev,
 	}
 	s->seen[ev->cookie] = 1;
 	s->got++;
-	if (ev->expired < ev->deadline || read_at < ev->deadline)
+	if (ev->expired < ev->deadline || read_at + off < ev->deadline)
 		s->early++;
 	else if (ev->expired - ev->deadline > s->max_late)
 		s->max_late = ev->expired - ev->deadline;
@@ -959,7 +1032,9 @@ FIXTURE_TEARDOWN_PARENT(storm)
 
 /*
  * Choose N, open the files and arm N timeouts on @cpu, all due at one
- * deadline once everything is armed (plus @extra_ns).
+ * deadline once everything is armed (plus @extra_ns): as uid 65534, from
+ * CPU 0 and @cpu, half of them on each clock. The caller is on CPU 0 again
+ * and root after it.
  */
 static void storm_arm(struct __test_metadata *_metadata, struct storm *s,
 		      int cpu, uint64_t extra_ns)
@@ -967,9 +1042,16 @@ static void storm_arm(struct __test_metadata *_metadata, struct storm *s,
 	struct twheel_info info;
 	uint64_t per_file, t0;
 	unsigned int attempts;
-	long long cost;
+	long long cost, held;
+	cpu_set_t cpus;
 	int i, err;
 
+	/* An unprivileged user may arm on a CPU it may run on. */
+	CPU_ZERO(&cpus);
+	CPU_SET(0, &cpus);
+	CPU_SET(cpu, &cpus);
+	ASSERT_EQ(0, sched_setaffinity(0, sizeof(cpus), &cpus));
+	ASSERT_EQ(0, act_as(NOBODY));
 	cost = arm_cost_ns(cpu);
 	ASSERT_GT(cost, 0);
 	s->n = storm_size(debug_kernel() ? STORM_N_DEBUG : STORM_N_STOCK,
@@ -990,12 +1072,17 @@ static void storm_arm(struct __test_metadata *_metadata, struct storm *s,
 
 	t0 = now_ns();
 	s->deadline = arm_storm(s->fds, s->nfiles, per_file, s->n, cpu, cost,
-				SEC, extra_ns, reopen_plain, NULL, &err,
-				&attempts);
+				SEC, extra_ns, reopen_plain, NULL,
+				&s->boot_off, &err, &attempts);
 	ASSERT_EQ(0, err);
-	ksft_print_msg("%s kernel: %llu timeouts on CPU %d over %d files, armed in %llu ms (%u attempt(s); %lld ns per arm measured before); deadline %lld ms after that\n",
+	held = fdinfo(s->fds[0], "user_timeouts");
+	ASSERT_EQ(0, act_as_root());
+	ASSERT_EQ(0, pin_self(0));
+	/* All of them are held by, and counted against, uid 65534. */
+	EXPECT_EQ((long long)s->n, held);
+	ksft_print_msg("%s kernel: %llu timeouts of uid %d on CPU %d (half on CLOCK_BOOTTIME) over %d files, armed in %llu ms (%u attempt(s); %lld ns per arm measured before); deadline %lld ms after that\n",
 		       debug_kernel() ? "debug" : "stock",
-		       (unsigned long long)s->n, cpu, s->nfiles,
+		       (unsigned long long)s->n, NOBODY, cpu, s->nfiles,
 		       (unsigned long long)(now_ns() - t0) / MS, attempts,
 		       cost,
 		       ((long long)s->deadline - (long long)now_ns()) /
@@ -1366,7 +1453,7 @@ static long long fanout_run(struct __test_metadata *_metadata, int sets,
 		if (round > info.max_pending)
 			round = info.max_pending;
 		dl = arm_storm(&fd, 1, round, round, 1, cost, SEC, 0,
-			       fanout_open, &f, &err, &attempts);
+			       fanout_open, &f, NULL, &err, &attempts);
 		ASSERT_EQ(0, err);
 		ASSERT_LT(now_ns() + 200 * MS, dl);
 		sleep_until(dl - 100 * MS);

@@ -50,6 +50,7 @@ run_tap() {
 	_timeout=$2
 	shift 2
 	say "test $_name (timeout ${_timeout}s)"
+	_t0=$(uptime_s)
 	{
 		timeout "$_timeout" "$@" 2>&1
 		echo $? >/tmp/.run_tap_rc
@@ -58,9 +59,15 @@ run_tap() {
 	echo "@@ BEGIN tap $_name" >&3
 	cat /tmp/.run_tap_out >&3
 	echo "@@ END tap $_name rc=$_rc" >&3
+	_took=$(($(uptime_s) - _t0))
+	say "test $_name took ${_took}s"
+	echo "@@ NOTE $_name took ${_took}s" >&3
 	[ "$_rc" = 0 ] || say "test $_name exited with status $_rc"
 	return 0
 }
+
+# Whole seconds since the guest booted.
+uptime_s() { read -r _up _ </proc/uptime; echo "${_up%.*}"; }
 
 # Module name as the kernel knows it: file name minus .ko, '-' as '_'.
 modname() { basename "$1" .ko | tr - _; }
