@@ -112,7 +112,9 @@ prune_old_builds() {
 			n=$(cat "$d/.twheel-name" 2>/dev/null || true)
 			# Builds made before the matrix existed were all "debug-<version>-...".
 			if [ -z "$n" ] && [[ $(basename "$d") == debug-[0-9]* ]]; then n=debug; fi
-			[ "$n" = "$KNAME" ] && printf '%s\n' "$d"
+			# An "if", not "&&": a false test as the loop's last command
+			# would fail the pipeline (pipefail) once other kernels exist.
+			if [ "$n" = "$KNAME" ]; then printf '%s\n' "$d"; fi
 		done | tail -n +2 |
 		while IFS= read -r d; do
 			log "removing old $KNAME kernel build $d"
