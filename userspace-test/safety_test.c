@@ -138,13 +138,15 @@ static int tw_arm1(int fd, uint64_t expires, uint32_t flags, uint32_t cpu)
 }
 
 /*
- * Arm @n one-shot timeouts in one batch, cookies @cookie0 up. Returns how
+ * Arm @n one-shot timeouts in one batch, cookies @cookie0 up. With
+ * @boot_off, those with odd cookies go on CLOCK_BOOTTIME, @expires shifted
+ * by *@boot_off (for an absolute @expires: the same instant). Returns how
  * many were armed; *@err gets the first failure (0 if none). The ioctl
  * itself failing counts as a failure of every operation.
  */
-/* Submit @n filled ops as one batch; how many armed, the first error. */
-static uint32_t submit_batch(int fd, struct twheel_op *ops, uint32_t n,
-			     int *err)
+static uint32_t arm_batch(int fd, struct twheel_op *ops, uint32_t n,
+			  uint64_t expires, uint32_t flags, uint32_t cpu,
+			  uint64_t cookie0, const int64_t *boot_off, int *err)
 {
 	struct twheel_batch b = {
 		.ops = (uintptr_t)ops, .count = n, .op_size = sizeof(*ops),
@@ -152,6 +154,15 @@ static uint32_t submit_batch(int fd, struct twheel_op *ops, uint32_t n,
 	uint32_t i, armed = 0;
 
 	*err = 0;
+	for (i = 0; i < n; i++) {
+		bool boot = boot_off && ((cookie0 + i) & 1);
+
+		ops[i] = (struct twheel_op) {
+			.op = TWHEEL_OP_ARM, .cpu = cpu, .cookie = cookie0 + i,
+			.flags = flags | (boot ? TWHEEL_ARM_BOOTTIME : 0),
+			.expires = expires + (boot ? *boot_off : 0),
+		};
+	}
 	if (ioctl(fd, TWHEEL_IOC_BATCH, &b)) {
 		*err = -errno;
 		return 0;
@@ -169,14 +180,7 @@ static uint32_t tw_arm_batch(int fd, struct twheel_op *ops, uint32_t n,
 			     uint64_t expires, uint32_t flags, uint32_t cpu,
 			     uint64_t cookie0, int *err)
 {
-	uint32_t i;
-
-	for (i = 0; i < n; i++)
-		ops[i] = (struct twheel_op) {
-			.op = TWHEEL_OP_ARM, .flags = flags, .cpu = cpu,
-			.expires = expires, .cookie = cookie0 + i,
-		};
-	return submit_batch(fd, ops, n, err);
+	return arm_batch(fd, ops, n, expires, flags, cpu, cookie0, NULL, err);
 }
 
 /* A value from /proc/self/fdinfo/@fd, or -1. */
@@ -765,30 +769,6 @@ static uint64_t storm_size(uint64_t max, uint64_t min, long long cost)
 }
 
 /*
- * Arm @k one-shots on @cpu due at @deadline (CLOCK_MONOTONIC), cookies
- * from @cookie0. With @boot_off, those with odd cookies are armed on
- * CLOCK_BOOTTIME for the same instant, @deadline + *@boot_off.
- */
-static uint32_t arm_some(int fd, struct twheel_op *ops, uint32_t k,
-			 uint64_t deadline, int cpu, uint64_t cookie0,
-			 const int64_t *boot_off, int *err)
-{
-	uint32_t i;
-
-	for (i = 0; i < k; i++) {
-		bool boot = boot_off && ((cookie0 + i) & 1);
-
-		ops[i] = (struct twheel_op) {
-			.op = TWHEEL_OP_ARM, .cpu = cpu, .cookie = cookie0 + i,
-			.flags = TWHEEL_ARM_ABS | TWHEEL_ARM_CPU |
-				 (boot ? TWHEEL_ARM_BOOTTIME : 0),
-			.expires = deadline + (boot ? *boot_off : 0),
-		};
-	}
-	return submit_batch(fd, ops, k, err);
-}
-
-/*
  * Arm @n one-shots (cookies 0 to @n - 1) on @cpu over the files @fds, at
  * most @per_file each, all due at one deadline that arming itself does not
  * reach. The deadline is planned from @cost (ns per arm): @lead_ns after
@@ -830,8 +810,9 @@ static uint64_t arm_storm(int *fds, int nfiles, uint64_t per_file,
 			while (mine && !behind) {
 				uint32_t k = mine < 4096 ? mine : 4096;
 
-				if (arm_some(fds[i], ops, k, deadline, cpu,
-					     done, boot_off, err) != k) {
+				if (arm_batch(fds[i], ops, k, deadline,
+					      TWHEEL_ARM_ABS | TWHEEL_ARM_CPU,
+					      cpu, done, boot_off, err) != k) {
 					if (!*err)
 						*err = -EIO;
 					return 0;
@@ -1078,8 +1059,12 @@ static void storm_arm(struct __test_metadata *_metadata, struct storm *s,
 	held = fdinfo(s->fds[0], "user_timeouts");
 	ASSERT_EQ(0, act_as_root());
 	ASSERT_EQ(0, pin_self(0));
-	/* All of them are held by, and counted against, uid 65534. */
+	/* All of them are counted against uid 65534, none against root. */
 	EXPECT_EQ((long long)s->n, held);
+	i = tw_open();
+	ASSERT_GE(i, 0);
+	EXPECT_EQ(0, fdinfo(i, "user_timeouts"));
+	close(i);
 	ksft_print_msg("%s kernel: %llu timeouts of uid %d on CPU %d (half on CLOCK_BOOTTIME) over %d files, armed in %llu ms (%u attempt(s); %lld ns per arm measured before); deadline %lld ms after that\n",
 		       debug_kernel() ? "debug" : "stock",
 		       (unsigned long long)s->n, NOBODY, cpu, s->nfiles,
