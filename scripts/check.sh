@@ -286,6 +286,7 @@ main() {
 	local k guests
 	guests=$(guest_suites)
 	if [ -n "$guests" ]; then
+		phase "QEMU for the guests: $("$TWHEEL_ROOT/scripts/qemu.sh" | head -n1)"
 		if want userspace && [ -z "$TESTS_DIR" ]; then build_userspace; fi
 		for k in $KERNELS; do
 			if build_for_kernel "$k"; then

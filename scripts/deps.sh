@@ -13,7 +13,8 @@ PACKAGES=(
 	# toolchain, kernel build, static test binaries
 	build-essential libc6-dev flex bison bc libelf-dev libssl-dev dwarves
 	kmod cpio xz-utils perl
-	# guests and static checks
+	# guests and static checks (qemu-system-x86: the libraries of the QEMU
+	# scripts/qemu.sh picks, which on Debian 12 comes from bookworm-backports)
 	qemu-system-x86 busybox-static sparse
 	# userspace tests (gcc-multilib: the 32-bit half of compat_test) and benchmarks
 	gcc-multilib liburing-dev stress-ng rt-tests gnuplot-nox
