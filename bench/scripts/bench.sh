@@ -157,15 +157,16 @@ main() {
 		run_guest
 	fi
 	[ -s "$OUT/run/results.log" ] || die "bench: no results in $OUT/run/results.log"
-	local doc=() base=${BENCH_BASELINE:-$BASELINE}
+	local doc=() base=${BENCH_BASELINE:-$BASELINE} qemu
 	[ "$DOC" != 1 ] || doc=(--doc "$TWHEEL_ROOT/Documentation/benchmarks.rst")
 	# Copied aside first: --doc replaces the documented run's results.json.
 	if [ -f "$base" ]; then
 		cp "$base" "$OUT/baseline.json"
 		doc+=(--baseline "$OUT/baseline.json")
 	fi
+	qemu=$("$("$TWHEEL_ROOT/scripts/qemu.sh" | head -n1)" --version | head -n1)
 	"$PY" "$BENCH_DIR/scripts/bench_report.py" --results "$OUT/run/results.log" \
-		--out "$OUT" --cmd "make bench$([ "$QUICK" = 1 ] && echo ' QUICK=1')" "${doc[@]+"${doc[@]}"}"
+		--out "$OUT" --qemu "$qemu" --cmd "make bench$([ "$QUICK" = 1 ] && echo ' QUICK=1')" "${doc[@]+"${doc[@]}"}"
 	log "bench: done in $((SECONDS - t0)) s: $OUT/table.txt, $OUT/results.json, $OUT/*.png"
 }
 

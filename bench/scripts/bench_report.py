@@ -329,16 +329,16 @@ def issue14_goals(recs, churn, rearm, cancel, kchurn, hot, mem, acc, idle, two, 
     return out
 
 
-def build(recs, notes, blocks, done, cmd, baseline=None, baseline_name=None):
+def build(recs, notes, blocks, done, cmd, qemu, baseline=None, baseline_name=None):
     tables, goals = [], []
     env = {r["peer"]: r for r in recs if r["workload"] == "env"}
     guest = env.get("guest", {})
     tick_ns = env.get("twheel", {}).get("tick_ns")
 
     head = ["twheel benchmark: %s" % cmd,
-            "guest: Linux %s, %s vCPUs, %s MB, QEMU TCG (emulated: compare the ratios, not the absolute times)"
+            "guest: Linux %s, %s vCPUs, %s MB, TCG of %s (emulated: compare the ratios, not the absolute times)"
             % (guest.get("kernel", "?"), guest.get("cpus", "?"),
-               (guest.get("mem_kb") or 0) // 1024),
+               (guest.get("mem_kb") or 0) // 1024, qemu),
             "twheel tick: %s" % (fmt_ns(tick_ns) if tick_ns else "module not loaded"),
             "ratio in brackets: this peer's figure / the best non-twheel peer's at the same pending count"
             " (below 1 = cheaper than the best peer)",
@@ -729,6 +729,7 @@ def main():
     ap.add_argument("--results", required=True)
     ap.add_argument("--out", required=True)
     ap.add_argument("--cmd", default="make bench")
+    ap.add_argument("--qemu", default="QEMU", help="the QEMU that ran the guest (its --version line)")
     ap.add_argument("--doc", help="update this .rst file's generated section and copy the plots beside it")
     ap.add_argument("--baseline", help="results.json of an earlier run: the 'no other figure worse' goal")
     a = ap.parse_args()
@@ -737,7 +738,7 @@ def main():
     if a.baseline and os.path.exists(a.baseline):
         with open(a.baseline) as f:
             baseline = json.load(f)
-    text, goals = build(recs, notes, blocks, done, a.cmd, baseline,
+    text, goals = build(recs, notes, blocks, done, a.cmd, a.qemu, baseline,
                         "the %s run of %s" % (baseline.get("command", "?"), baseline.get("generated", "?"))
                         if baseline else None)
     os.makedirs(a.out, exist_ok=True)
@@ -754,6 +755,7 @@ def main():
         f.write(text)
     doc = {
         "command": a.cmd,
+        "qemu": a.qemu,
         "generated": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "complete": done,
         "env": [r for r in recs if r["workload"] == "env"],
