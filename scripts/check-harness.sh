@@ -152,6 +152,7 @@ main() {
 	[ -f "$INNER_LEDGER" ] || : >"$INNER_LEDGER"
 	assert_result "passing KUnit case counted as passed" pass kunit 'harness_passes$'
 	assert_result "failing KUNIT_EXPECT reported as a failure" fail kunit 'harness_expect_fails$'
+	assert_result "failing KUnit case's message kept in the summary" note kunit 'deliberate failure: the harness must report it'
 	assert_result "WARN_ON(1) reported as a kernel splat failure" fail splat 'kernel splats in the guest log: (WARNING|ODEBUG):'
 	assert_splat "WARN_ON(1) shows in the splat report" 'WARNING:.*harness_selftest_kunit'
 	assert_splat "deliberate leak reported by kmemleak" 'unreferenced object'
@@ -169,6 +170,7 @@ main() {
 	assert_absent "TAP SKIP not counted as passed" pass userspace 'harness_tap_skipped'
 	assert_result "kselftest: passing case counted as passed" pass userspace 'global[.]harness_ksft_passes$'
 	assert_result "kselftest: failing EXPECT reported as a failure" fail userspace 'global[.]harness_ksft_expect_fails_on_purpose$'
+	assert_result "kselftest: failing EXPECT's message kept in the summary" note userspace 'Expected 1 [(]1[)] == 2 [(]2[)]'
 	assert_result "kselftest: failing ASSERT reported as a failure" fail userspace 'global[.]harness_ksft_assert_fails_on_purpose$'
 	assert_result "kselftest: timeout reported as a failure" fail userspace 'harness[.]ksft_times_out_on_purpose$'
 	assert_result "kselftest: SKIP recorded as skipped" skip userspace 'global[.]harness_ksft_skipped$'

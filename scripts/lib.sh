@@ -167,7 +167,8 @@ lock_build_dir() {
 }
 
 # Results ledger: one line per test result, "status<TAB>suite<TAB>kernel<TAB>name".
-# status is pass, fail or skip.  scripts/summary.sh turns it into the summary.
+# status is pass, fail, skip, or note (a diagnostic line of the failure
+# before it).  scripts/summary.sh turns it into the summary.
 TWHEEL_LEDGER=${TWHEEL_LEDGER:-}
 record() {
 	local status=$1 suite=$2 kernel=$3 name=$4
@@ -177,6 +178,7 @@ record() {
 	case $status in
 	pass) printf '  PASS  %-18s %-9s %s\n' "$suite" "$kernel" "$name" >&2 ;;
 	fail) printf '  FAIL  %-18s %-9s %s\n' "$suite" "$kernel" "$name" >&2 ;;
+	note) printf '        %s\n' "$name" >&2 ;;
 	*) printf '  SKIP  %-18s %-9s %s\n' "$suite" "$kernel" "$name" >&2 ;;
 	esac
 }

@@ -11,7 +11,9 @@
 # block without END, a KUnit suite or TAP program with no result lines, a
 # TAP plan that does not match, and (with --expect-kunit / --expect-tap) a
 # guest that produced no KTAP / no TAP at all.  "# SKIP" results are
-# recorded as skip: neither passed nor failed.
+# recorded as skip: neither passed nor failed.  A failed case's last
+# diagnostic lines (what its block printed since the result before it)
+# follow it as "note" entries, so that the summary shows why it failed.
 #
 # Usage: scripts/parse-results.sh --kernel NAME --results FILE
 #            [--timed-out] [--expect-kunit] [--expect-tap]
@@ -39,6 +41,14 @@ if [ -z "$KERNEL" ] || [ -z "$RESULTS" ]; then die "parse-results: need --kernel
 parse() {
 	awk -v expect_kunit="$EXPECT_KUNIT" -v expect_tap="$EXPECT_TAP" -v timed_out="$TIMED_OUT" '
 	function out(st, suite, name) { printf "%s\t%s\t%s\n", st, suite, name }
+	# The diagnostic lines since the last result, the last MAXDIAG of them.
+	function diag(line) { diags[ndiag++ % MAXDIAG] = line }
+	function fail_with_diags(suite, name,   i) {
+		out("fail", suite, name)
+		for (i = (ndiag > MAXDIAG ? ndiag - MAXDIAG : 0); i < ndiag; i++)
+			out("note", suite, diags[i % MAXDIAG])
+		ndiag = 0
+	}
 	function directive(line,   d) {
 		d = ""
 		if (match(line, /#[ \t]*[Ss][Kk][Ii][Pp]/)) d = "skip"
@@ -71,7 +81,7 @@ parse() {
 		}
 		kind = ""
 	}
-	BEGIN { kind = ""; boot = 0; done = 0; nktap = 0; ntap = 0 }
+	BEGIN { kind = ""; boot = 0; done = 0; nktap = 0; ntap = 0; ndiag = 0; MAXDIAG = 12 }
 	/^@@ BOOT / {
 		boot = 1; cpus = 0
 		for (i = 3; i <= NF; i++) if ($i ~ /^cpus=/) { cpus = $i; sub(/^cpus=/, "", cpus) }
@@ -86,7 +96,7 @@ parse() {
 	}
 	/^@@ BEGIN / {
 		if (kind != "") { out("fail", "guest", bname ": block cut short"); kind = "" }
-		kind = $3; bname = $4; ncase = 0; nfail = 0; plan = ""; suite_status = ""
+		kind = $3; bname = $4; ncase = 0; nfail = 0; plan = ""; suite_status = ""; ndiag = 0
 		if (kind != "ktap" && kind != "tap") kind = "text"
 		next
 	}
@@ -104,11 +114,12 @@ parse() {
 			d = directive($0)
 			name = bname "." casename($0)
 			if (d == "skip") out("skip", "kunit", name)
-			else if ($0 ~ /^    not ok/) { out("fail", "kunit", name); nfail++ }
+			else if ($0 ~ /^    not ok/) { fail_with_diags("kunit", name); nfail++ }
 			else out("pass", "kunit", name)
+			ndiag = 0
 		} else if ($0 ~ /^(not )?ok [0-9]+/) {
 			suite_status = ($0 ~ /^not ok/) ? "fail" : "pass"
-		}
+		} else if ($0 !~ /^[ \t]*(KTAP version|TAP version|1\.\.|$)/) diag($0)
 		next
 	}
 	kind == "tap" {
@@ -119,9 +130,10 @@ parse() {
 			name = bname ": " casename($0)
 			if (d == "skip") out("skip", "userspace", name)
 			else if (d == "todo") out("skip", "userspace", name " (TODO)")
-			else if ($0 ~ /^not ok/) out("fail", "userspace", name)
+			else if ($0 ~ /^not ok/) fail_with_diags("userspace", name)
 			else out("pass", "userspace", name)
-		}
+			ndiag = 0
+		} else if ($0 !~ /^[ \t]*(KTAP version|TAP version|1\.\.|$)/) diag($0)
 		next
 	}
 	END {

@@ -3,7 +3,8 @@
 #
 # summary.sh - print the per-suite, per-kernel summary of a results ledger
 # (see record() in scripts/lib.sh), the list of failures, and as the very
-# last line "N passed, N failed".  Exits 1 when anything failed or when
+# last line "N passed, N failed".  A failure's "note" entries (the test's
+# own diagnostics) are printed under it.  Exits 1 when anything failed or when
 # nothing passed at all, 0 otherwise.
 #
 # Usage: scripts/summary.sh LEDGER
@@ -19,6 +20,7 @@ awk -F'\t' '
 		count[key, $1]++
 		total[$1]++
 		if ($1 == "fail") fails[++nf] = sprintf("  FAIL  %-12s %-9s %s", $2, $3, $4)
+		if ($1 == "note") fails[++nf] = sprintf("        %s", $4)
 		if ($1 == "skip") skips[++ns] = sprintf("  SKIP  %-12s %-9s %s", $2, $3, $4)
 	}
 	END {
