@@ -3,7 +3,8 @@
  * fuzz_test.c - randomized fuzzer of /dev/twheel with a shadow model
  *
  * Several threads run random operations on several open files: arms of
- * every kind (one-shot, fixed-rate, fixed-delay, absolute, pinned to a CPU),
+ * every kind (one-shot, fixed-rate, fixed-delay, absolute, pinned to a CPU,
+ * on CLOCK_BOOTTIME),
  * re-arms, cancels, batches with invalid operations mixed in, invalid single
  * ioctls, reads with random buffer sizes (blocking, O_NONBLOCK, RWF_NOWAIT),
  * poll, and close/reopen. Every result and every record read is checked
@@ -35,6 +36,9 @@
  *    returned 0; a periodic one none in a read that started after its
  *    cancel returned. Reads that overlapped a change of the timeout are
  *    checked against the weakest bound the timeout ever had.
+ *  - CLOCK_BOOTTIME timeouts are armed only while that clock reads the
+ *    same as CLOCK_MONOTONIC (nothing was suspended, no time namespace
+ *    offset), so that every bound above holds for them as it is.
  *  - Invalid operations get their documented errno and change nothing:
  *    their targets are live timeouts with far deadlines and the invalid
  *    re-arm asks for "now", so an applied one shows as an early record, an
@@ -92,6 +96,7 @@ static bool have_report;	/* TWHEEL_CANCEL_REPORT */
 static bool have_stats;		/* TWHEEL_IOC_STATS */
 static bool have_get;		/* TWHEEL_IOC_GET */
 static bool have_drain;		/* TWHEEL_IOC_DRAIN */
+static bool have_boottime;	/* TWHEEL_ARM_BOOTTIME, on a clock = MONOTONIC */
 static int ncpus_ok;		/* CPUs a timeout may be pinned to */
 static int cpus_ok[1024];
 
@@ -274,7 +279,7 @@ static unsigned int nforeign;
 static u64 ops_done, st_records, st_oneshot_recs, st_periodic_recs,
 	st_overruns, st_invalid, st_enoent_race, st_reopen, st_reads,
 	st_eagain, st_batches, st_arms, st_cancels, st_rearms, st_lost,
-	st_oneshots_expected, st_polls, st_gets;
+	st_oneshots_expected, st_polls, st_gets, st_boot_arms;
 
 #define ADD(v, n) __atomic_fetch_add(&(v), (n), __ATOMIC_RELAXED)
 #define LOAD(v) __atomic_load_n(&(v), __ATOMIC_ACQUIRE)
@@ -570,6 +575,8 @@ static void gen_arm(struct rng *r, struct tfile *f, struct twheel_op *op,
 		op->flags |= TWHEEL_ARM_CPU;
 		op->cpu = cpus_ok[rn(r, ncpus_ok)];
 	}
+	if (have_boottime && pct(r, 25))
+		op->flags |= TWHEEL_ARM_BOOTTIME;
 }
 
 static enum kind op_kind(const struct twheel_op *op)
@@ -620,6 +627,8 @@ static struct ent *model_arm(int tid, struct tfile *f,
 	hist_add(e, 'A', t0, e->floor, op->expires);
 	f->arms++;
 	ADD(st_arms, 1);
+	if (op->flags & TWHEEL_ARM_BOOTTIME)
+		ADD(st_boot_arms, 1);
 	if (pct(&(struct rng){ handle }, 10))
 		foreign_add(f->inst, handle);
 	return e;
@@ -1141,7 +1150,8 @@ static void op_cancel(int tid, struct rng *r, struct tfile *f)
 static bool check_get(int tid, struct tfile *f, struct ent *e,
 		      const struct twheel_get *g, u64 t1)
 {
-	uint32_t flags = e->arm_flags & (TWHEEL_ARM_CPU | TWHEEL_ARM_FIXED_DELAY);
+	uint32_t flags = e->arm_flags & (TWHEEL_ARM_CPU | TWHEEL_ARM_FIXED_DELAY |
+					 TWHEEL_ARM_BOOTTIME);
 
 	if (g->handle != e->handle || g->cookie != e->cookie ||
 	    g->period != e->period || g->flags != flags ||
@@ -1712,6 +1722,8 @@ static void finish_file(int tid, struct tfile *f, u64 settle_ns)
 				ops[i].flags |= TWHEEL_ARM_CPU;
 				ops[i].cpu = cpus_ok[i % ncpus_ok];
 			}
+			if (have_boottime && pct(&r, 25))
+				ops[i].flags |= TWHEEL_ARM_BOOTTIME;
 		}
 		ret = xioctl(f->fd, TWHEEL_IOC_BATCH, &(struct twheel_batch){
 			.ops = (uintptr_t)ops, .count = FINAL_WAVE,
@@ -1814,6 +1826,34 @@ out:
 
 /* ------------------------------------------------------------------ */
 
+static u64 clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (u64)ts.tv_sec * SEC + (u64)ts.tv_nsec;
+}
+
+/*
+ * Does CLOCK_BOOTTIME read as CLOCK_MONOTONIC (no suspend, no time
+ * namespace offset)? Then a reading of it falls between two readings of
+ * CLOCK_MONOTONIC around it, every time.
+ */
+static bool boottime_is_monotonic(void)
+{
+	u64 before, boot, after;
+	int i;
+
+	for (i = 0; i < 16; i++) {
+		before = clock_ns(CLOCK_MONOTONIC);
+		boot = clock_ns(CLOCK_BOOTTIME);
+		after = clock_ns(CLOCK_MONOTONIC);
+		if (boot < before || boot > after)
+			return false;
+	}
+	return true;
+}
+
 static void setup_cpus(void)
 {
 	cpu_set_t set;
@@ -1859,6 +1899,10 @@ TEST_F_TIMEOUT(fuzz, model, 6 * 3600)
 	have_drain = info.ioctls & TWHEEL_FEAT_DRAIN;
 	/* CANCEL_REPORT came with GET in API version 3. */
 	have_report = info.api_version >= 3 && (info.ioctls & TWHEEL_FEAT_GET);
+	have_boottime = (info.arm_flags & TWHEEL_ARM_BOOTTIME) &&
+			boottime_is_monotonic();
+	if (!have_boottime)
+		TH_LOG("no CLOCK_BOOTTIME arms: the module lacks them, or that clock is not CLOCK_MONOTONIC here");
 	setup_cpus();
 	settle = (debug_kernel ? 30 : 10) * SEC;
 
@@ -1931,14 +1975,14 @@ TEST_F_TIMEOUT(fuzz, model, 6 * 3600)
 
 	TH_LOG("records %llu (one-shot %llu, periodic %llu"
 	       ", overruns %llu), reads %llu (EAGAIN %llu"
-	       "), polls %llu, arms %llu, re-arms %llu"
+	       "), polls %llu, arms %llu (CLOCK_BOOTTIME %llu), re-arms %llu"
 	       ", cancels %llu, batches %llu, invalid ops %llu"
 	       ", gets %llu, read-vs-cancel races %llu, reopens %llu"
 	       ", one-shots awaited at the end %llu",
 	       st_records, st_oneshot_recs, st_periodic_recs, st_overruns,
-	       st_reads, st_eagain, st_polls, st_arms, st_rearms, st_cancels,
-	       st_batches, st_invalid, st_gets, st_enoent_race, st_reopen,
-	       st_oneshots_expected);
+	       st_reads, st_eagain, st_polls, st_arms, st_boot_arms, st_rearms,
+	       st_cancels, st_batches, st_invalid, st_gets, st_enoent_race,
+	       st_reopen, st_oneshots_expected);
 	if (failed) {
 		fputs(fail_msg, stdout);
 		fflush(stdout);

@@ -131,8 +131,9 @@ struct twheel_cancel {
  * struct twheel_op - one operation of a batch
  * @op: TWHEEL_OP_*
  * @flags: as struct twheel_arm (ARM), struct twheel_rearm (REARM),
- *	struct twheel_cancel (CANCEL); 0 in, the TWHEEL_ARM_CPU and
- *	TWHEEL_ARM_FIXED_DELAY the timeout was armed with out (GET)
+ *	struct twheel_cancel (CANCEL); 0 in, the TWHEEL_ARM_CPU,
+ *	TWHEEL_ARM_FIXED_DELAY and TWHEEL_ARM_BOOTTIME the timeout was armed
+ *	with out (GET)
  * @handle: in for REARM, CANCEL and GET; out for ARM
  * @cookie: ARM; out for GET; else zero
  * @expires: ARM and REARM; out for GET (the deadline); else zero
