@@ -47,7 +47,6 @@ parse() {
 		out("fail", suite, name)
 		for (i = (ndiag > MAXDIAG ? ndiag - MAXDIAG : 0); i < ndiag; i++)
 			out("note", suite, diags[i % MAXDIAG])
-		ndiag = 0
 	}
 	function directive(line,   d) {
 		d = ""

@@ -47,6 +47,12 @@ static uint64_t spread_delay(int i, int n)
 	       i * (MS / 8);
 }
 
+/* The start of the first tick at or after @ns: when the wheel fires for it. */
+static uint64_t tick_ceil(uint64_t ns, uint64_t tick_ns)
+{
+	return (ns + tick_ns - 1) / tick_ns * tick_ns;
+}
+
 /*
  * The twheel deadlines and the ticks they are due at (the timerfds'
  * deadlines); @tfd_late is how late each timerfd was seen, @tfd_sorted
@@ -234,8 +240,7 @@ static void account(struct __test_metadata *const _metadata,
 	if (now < ev->deadline)
 		st->early_user++;
 	st->late[i] = ev->expired - ev->deadline;
-	st->after_tick[i] = ev->expired - (ev->deadline + st->tick_ns - 1) /
-			    st->tick_ns * st->tick_ns;
+	st->after_tick[i] = ev->expired - tick_ceil(ev->deadline, st->tick_ns);
 	if (st->late[i] > st->kind_max[i % 3])
 		st->kind_max[i % 3] = st->late[i];
 	if (now - ev->deadline > st->max_user_late)
@@ -396,8 +401,7 @@ TEST_F_TIMEOUT(acc, never_early_and_late_by_at_most_a_tick_plus_latency, 60)
 	 */
 	for (i = 0; i < NR_TIMEOUTS; i++) {
 		r->deadline[i] = start + spread_delay(i, NR_TIMEOUTS);
-		r->due[i] = (r->deadline[i] + info.tick_ns - 1) /
-			    info.tick_ns * info.tick_ns;
+		r->due[i] = tick_ceil(r->deadline[i], info.tick_ns);
 	}
 	for (i = 0; i < ncpu; i++)
 		arm_from(_metadata, fd, r, i, ncpu);

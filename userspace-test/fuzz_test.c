@@ -103,12 +103,17 @@ static int cpus_ok[1024];
 /* ------------------------------------------------------------------ */
 /* Small helpers                                                       */
 
-static u64 now_ns(void)
+static u64 clock_ns(clockid_t id)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(id, &ts);
 	return (u64)ts.tv_sec * SEC + (u64)ts.tv_nsec;
+}
+
+static u64 now_ns(void)
+{
+	return clock_ns(CLOCK_MONOTONIC);
 }
 
 static void sleep_ns(u64 ns)
@@ -1825,14 +1830,6 @@ out:
 }
 
 /* ------------------------------------------------------------------ */
-
-static u64 clock_ns(clockid_t id)
-{
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return (u64)ts.tv_sec * SEC + (u64)ts.tv_nsec;
-}
 
 /*
  * Does CLOCK_BOOTTIME read as CLOCK_MONOTONIC (no suspend, no time
