@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * cpu.c - the per-CPU bases: which CPU takes a timeout, and CPU hotplug
+ * cpu.c - the per-CPU bases and CPU hotplug
  *
  * Every possible CPU has a base per clock (struct tw_base, wheel.h): one for
  * CLOCK_MONOTONIC timeouts, one for CLOCK_BOOTTIME ones. An arm lands on
  * the CPU its caller chose or, for TWHEEL_CPU_LOCAL, on the CPU it runs on,
  * unless that CPU is isolated from timers (isolcpus=, nohz_full=): then on a
- * housekeeping CPU, as the kernel's own timers do.
+ * housekeeping CPU, as the kernel's own timers do (tw_target_base() in
+ * wheel.c, inlined into every arm).
  *
  * CPU hotplug
  * -----------
@@ -26,7 +27,6 @@
 #include <linux/hrtimer.h>
 #include <linux/percpu.h>
 #include <linux/sched.h>
-#include <linux/sched/isolation.h>
 #include <linux/string.h>
 #include <linux/timekeeping.h>
 #include <kunit/visibility.h>
@@ -34,61 +34,9 @@
 #include "compat.h"
 #include "wheel.h"
 
-/* One CPU's bases, indexed by enum tw_clock. */
-struct tw_cpu_bases {
-	struct tw_base base[TW_NR_CLOCKS];
-};
-
-static struct tw_cpu_bases __percpu *tw_bases;
+struct tw_cpu_bases __percpu *tw_bases;
+EXPORT_SYMBOL_IF_KUNIT(tw_bases);
 static enum cpuhp_state tw_hp_state;
-
-/**
- * tw_base_of() - a CPU's base of a clock
- * @cpu: a possible CPU
- * @clock: the clock
- *
- * Return: its base.
- */
-struct tw_base *tw_base_of(unsigned int cpu, enum tw_clock clock)
-{
-	return &per_cpu_ptr(tw_bases, cpu)->base[clock];
-}
-EXPORT_SYMBOL_IF_KUNIT(tw_base_of);
-
-/* The CPU whose wheel takes a timeout armed with TWHEEL_CPU_LOCAL here. */
-static unsigned int local_target_cpu(void)
-{
-	unsigned int cpu = smp_processor_id();
-
-	if (housekeeping_cpu(cpu, HK_TYPE_TIMER))
-		return cpu;
-	return housekeeping_any_cpu(HK_TYPE_TIMER);
-}
-
-/**
- * tw_target_base() - base that takes a timeout armed for a CPU
- * @cpu: the chosen CPU, or TWHEEL_CPU_LOCAL
- * @clock: the timeout's clock
- *
- * Context: interrupts off (a base lock is held).
- * Return: the chosen CPU's base if it takes timeouts, else the local (or
- * housekeeping) one, else any online CPU's.
- */
-struct tw_base *tw_target_base(int cpu, enum tw_clock clock)
-{
-	struct tw_base *new;
-
-	if (cpu != TWHEEL_CPU_LOCAL) {
-		new = tw_base_of(cpu, clock);
-		if (READ_ONCE(new->online))
-			return new;
-	}
-	new = tw_base_of(local_target_cpu(), clock);
-	if (READ_ONCE(new->online))
-		return new;
-	/* That CPU is going down: any other online CPU will do. */
-	return tw_base_of(cpumask_any_but(cpu_online_mask, new->cpu), clock);
-}
 
 /**
  * tw_stats_add() - add one base's counters to a sum
@@ -155,18 +103,18 @@ static struct twheel_timeout *first_queued(struct tw_base *base)
 {
 	unsigned int lvl, idx;
 
-	if (!list_empty(&base->expired))
-		return list_first_entry(&base->expired, struct twheel_timeout,
-					entry);
-	if (!list_empty(&base->cascade))
-		return list_first_entry(&base->cascade, struct twheel_timeout,
-					entry);
+	if (!hlist_empty(&base->expired))
+		return hlist_entry(base->expired.first, struct twheel_timeout,
+				   entry);
+	if (!hlist_empty(&base->cascade))
+		return hlist_entry(base->cascade.first, struct twheel_timeout,
+				   entry);
 	if (!base->levels_map)
 		return NULL;
 	lvl = __ffs(base->levels_map);
 	idx = lvl * TW_LVL_SIZE + __ffs64(base->occupied[lvl]);
-	return list_first_entry(&base->buckets[idx], struct twheel_timeout,
-				entry);
+	return hlist_entry(base->buckets[idx].first, struct twheel_timeout,
+			   entry);
 }
 
 static void lock_two(struct tw_base *a, struct tw_base *b)

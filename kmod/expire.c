@@ -276,12 +276,11 @@ static bool run_expired(struct tw_base *base, unsigned int budget, u64 until)
 {
 	u64 end = 0;
 
-	while (!list_empty(&base->expired)) {
+	while (!hlist_empty(&base->expired)) {
 		if (!budget-- || end > until)
 			return false;
-		end = run_one(base, list_first_entry(&base->expired,
-						     struct twheel_timeout,
-						     entry));
+		end = run_one(base, hlist_entry(base->expired.first,
+						struct twheel_timeout, entry));
 	}
 	return true;
 }

@@ -50,12 +50,14 @@
  * is enough for twheel_cancel_sync() (expire.c).
  */
 #include <linux/bitops.h>
+#include <linux/cpumask.h>
 #include <linux/debugobjects.h>
 #include <linux/ktime.h>
 #include <linux/math64.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/overflow.h>
+#include <linux/sched/isolation.h>
 #include <linux/timekeeping.h>
 #include <kunit/visibility.h>
 
@@ -86,6 +88,8 @@ MODULE_PARM_DESC(tick_ns, "Wheel tick in ns, 50000..1000000000 (default 1000000)
 
 /* floor(2^64 / tick_ns), rounded down: turns divisions into a multiply. */
 static u64 tick_recip;
+/* twheel_max_delay_ns(): TW_MAX_DELTA_TICKS ticks, or KTIME_MAX. */
+static u64 max_delay_ns;
 
 /**
  * tw_set_tick() - fix the tick for the life of the module
@@ -95,6 +99,7 @@ static u64 tick_recip;
 void tw_set_tick(void)
 {
 	tick_recip = div64_u64(U64_MAX, tick_ns);
+	max_delay_ns = tw_tick_to_ns(TW_MAX_DELTA_TICKS);
 }
 
 /**
@@ -170,7 +175,7 @@ int tw_check_deadline(u64 deadline_ns, u64 now_ns)
 {
 	if (deadline_ns > KTIME_MAX ||
 	    (deadline_ns > now_ns &&
-	     deadline_ns - now_ns > twheel_max_delay_ns()))
+	     deadline_ns - now_ns > max_delay_ns))
 		return -ERANGE;
 	return 0;
 }
@@ -239,7 +244,7 @@ u64 tw_next_event(const struct tw_base *base)
 {
 	unsigned int idx;
 
-	if (!list_empty(&base->expired) || !list_empty(&base->cascade))
+	if (!hlist_empty(&base->expired) || !hlist_empty(&base->cascade))
 		return base->clk;
 	return next_bucket(base, &idx);
 }
@@ -257,29 +262,50 @@ static void clear_bucket_if_empty(struct tw_base *base, unsigned int idx)
 {
 	unsigned int lvl = idx / TW_LVL_SIZE;
 
-	if (!list_empty(&base->buckets[idx]))
+	if (!hlist_empty(&base->buckets[idx]))
 		return;
 	base->occupied[lvl] &= ~(1ULL << (idx % TW_LVL_SIZE));
 	if (!base->occupied[lvl])
 		__clear_bit(lvl, &base->levels_map);
 }
 
+/* Queue @t at the end of the expired list, which keeps expiry order. */
+static void add_expired(struct tw_base *base, struct twheel_timeout *t)
+{
+	t->idx = TW_IDX_EXPIRED;
+	if (base->expired_last)
+		hlist_add_behind(&t->entry, base->expired_last);
+	else
+		hlist_add_head(&t->entry, &base->expired);
+	base->expired_last = &t->entry;
+}
+
+/* @t, last on the expired list, leaves it: the entry before it is last. */
+static void drop_expired_last(struct tw_base *base, struct twheel_timeout *t)
+{
+	if (t->entry.pprev == &base->expired.first)
+		base->expired_last = NULL;
+	else
+		base->expired_last = container_of(t->entry.pprev,
+						  struct hlist_node, next);
+}
+
 /*
  * File @t, on no list, by its @expires: due ones (expires <= clk) go to the
- * expired list, the others to their bucket.
+ * end of the expired list, the others to their bucket, where the order does
+ * not matter: a bucket is re-filed whole when it is due.
  */
 static void file_timeout(struct tw_base *base, struct twheel_timeout *t)
 {
 	unsigned int idx;
 
 	if (t->expires <= base->clk) {
-		t->idx = TW_IDX_EXPIRED;
-		list_add_tail(&t->entry, &base->expired);
+		add_expired(base, t);
 		return;
 	}
 	idx = tw_calc_idx(base->clk, t->expires);
 	t->idx = idx;
-	list_add_tail(&t->entry, &base->buckets[idx]);
+	hlist_add_head(&t->entry, &base->buckets[idx]);
 	mark_bucket(base, idx);
 }
 
@@ -310,9 +336,11 @@ EXPORT_SYMBOL_IF_KUNIT(tw_enqueue);
  */
 bool tw_dequeue(struct tw_base *base, struct twheel_timeout *t)
 {
-	if (list_empty(&t->entry))
+	if (hlist_unhashed(&t->entry))
 		return false;
-	list_del_init(&t->entry);
+	if (base->expired_last == &t->entry)
+		drop_expired_last(base, t);
+	hlist_del_init(&t->entry);
 	if (t->idx < TW_NR_BUCKETS)
 		clear_bucket_if_empty(base, t->idx);
 	base->nr_pending--;
@@ -320,10 +348,13 @@ bool tw_dequeue(struct tw_base *base, struct twheel_timeout *t)
 }
 EXPORT_SYMBOL_IF_KUNIT(tw_dequeue);
 
-/* Move the due bucket @idx to the cascade list: O(1), no entry is touched. */
+/*
+ * Move the due bucket @idx to the cascade list, which is empty: O(1), no
+ * entry is touched.
+ */
 static void take_bucket(struct tw_base *base, unsigned int idx)
 {
-	list_splice_tail_init(&base->buckets[idx], &base->cascade);
+	hlist_move_list(&base->buckets[idx], &base->cascade);
 	clear_bucket_if_empty(base, idx);
 }
 
@@ -339,13 +370,13 @@ static bool drain_cascade(struct tw_base *base, unsigned int *budget)
 	struct twheel_timeout *t;
 	unsigned int chunk = 0;
 
-	while (!list_empty(&base->cascade)) {
+	while (!hlist_empty(&base->cascade)) {
 		if (!*budget)
 			return false;
 		(*budget)--;
-		t = list_first_entry(&base->cascade, struct twheel_timeout,
-				     entry);
-		list_del(&t->entry);
+		t = hlist_entry(base->cascade.first, struct twheel_timeout,
+				entry);
+		__hlist_del(&t->entry);
 		file_timeout(base, t);
 		if (t->idx != TW_IDX_EXPIRED)
 			base->stats.cascaded++;
@@ -367,7 +398,7 @@ static void forward_clk(struct tw_base *base, u64 now)
 	unsigned int idx;
 	u64 next;
 
-	if (now <= base->clk || !list_empty(&base->cascade))
+	if (now <= base->clk || !hlist_empty(&base->cascade))
 		return;
 	next = next_bucket(base, &idx);
 	base->clk = min(now, next - 1);
@@ -413,13 +444,12 @@ EXPORT_SYMBOL_IF_KUNIT(tw_base_advance);
  * @clk: its starting tick
  *
  * The base starts offline: it programs no hrtimer until it is brought
- * online. The hrtimer and the kick are set up by cpu.c.
+ * online. The hrtimer and the kick are set up by cpu.c. Zeroed, every list
+ * head of the base is an empty list.
  */
 void tw_base_init(struct tw_base *base, unsigned int cpu,
 		  enum tw_clock clock, u64 clk)
 {
-	unsigned int i;
-
 	memset(base, 0, sizeof(*base));
 	raw_spin_lock_init(&base->lock);
 	spin_lock_init(&base->expiry_lock);
@@ -427,10 +457,6 @@ void tw_base_init(struct tw_base *base, unsigned int cpu,
 	base->clock = clock;
 	base->clk = clk;
 	base->programmed = U64_MAX;
-	INIT_LIST_HEAD(&base->cascade);
-	INIT_LIST_HEAD(&base->expired);
-	for (i = 0; i < TW_NR_BUCKETS; i++)
-		INIT_LIST_HEAD(&base->buckets[i]);
 }
 EXPORT_SYMBOL_IF_KUNIT(tw_base_init);
 
@@ -565,6 +591,41 @@ static void debug_activate(struct twheel_timeout *t) { }
 void tw_debug_deactivate(struct twheel_timeout *t) { }
 #endif
 
+/* The CPU whose wheel takes a timeout armed with TWHEEL_CPU_LOCAL here. */
+static unsigned int local_target_cpu(void)
+{
+	unsigned int cpu = smp_processor_id();
+
+	if (housekeeping_cpu(cpu, HK_TYPE_TIMER))
+		return cpu;
+	return housekeeping_any_cpu(HK_TYPE_TIMER);
+}
+
+/**
+ * tw_target_base() - base that takes a timeout armed for a CPU
+ * @cpu: the chosen CPU, or TWHEEL_CPU_LOCAL
+ * @clock: the timeout's clock
+ *
+ * Context: interrupts off (a base lock is held).
+ * Return: the chosen CPU's base if it takes timeouts, else the local (or
+ * housekeeping) one, else any online CPU's.
+ */
+static struct tw_base *tw_target_base(int cpu, enum tw_clock clock)
+{
+	struct tw_base *new;
+
+	if (cpu != TWHEEL_CPU_LOCAL) {
+		new = tw_base_of(cpu, clock);
+		if (READ_ONCE(new->online))
+			return new;
+	}
+	new = tw_base_of(local_target_cpu(), clock);
+	if (READ_ONCE(new->online))
+		return new;
+	/* That CPU is going down: any other online CPU will do. */
+	return tw_base_of(cpumask_any_but(cpu_online_mask, new->cpu), clock);
+}
+
 /*
  * Move @t, dequeued and marked TW_F_MIGRATING, from @base (locked, unlocked
  * on return) to @new (returned locked). @base may have become empty.
@@ -618,7 +679,7 @@ static int mod_timeout(struct twheel_timeout *t, u64 expires, u64 now,
 	bool was_pending;
 
 	base = tw_lock_timeout_base(t, &irqflags);
-	was_pending = !list_empty(&t->entry);
+	was_pending = !hlist_unhashed(&t->entry);
 	if (mod_skips(t, was_pending, flags))
 		goto out_unlock;
 	if (was_pending && same_bucket(base, t, expires, cpu)) {
@@ -691,7 +752,7 @@ void __twheel_timeout_init(struct twheel_timeout *t, twheel_fn_t func,
 			   struct lock_class_key *key)
 {
 	debug_init(t);
-	INIT_LIST_HEAD(&t->entry);
+	INIT_HLIST_NODE(&t->entry);
 	t->expires = 0;
 	t->func = func;
 	t->idx = 0;
@@ -774,7 +835,7 @@ int twheel_arm(struct twheel_timeout *t, u64 delay_ns)
 {
 	u64 now = twheel_clock_ns(t);
 
-	if (delay_ns > twheel_max_delay_ns())
+	if (delay_ns > max_delay_ns)
 		return -ERANGE;
 	return twheel_mod(t, now + delay_ns, now, TWHEEL_CPU_LOCAL, 0);
 }
@@ -816,7 +877,7 @@ int twheel_rearm(struct twheel_timeout *t, u64 delay_ns)
 {
 	u64 now = twheel_clock_ns(t);
 
-	if (delay_ns > twheel_max_delay_ns())
+	if (delay_ns > max_delay_ns)
 		return -ERANGE;
 	return twheel_mod(t, now + delay_ns, now, TWHEEL_CPU_LOCAL,
 			  TWHEEL_MOD_PENDING_ONLY);
@@ -1020,7 +1081,7 @@ EXPORT_SYMBOL_GPL(twheel_shutdown_sync);
  */
 bool twheel_pending(const struct twheel_timeout *t)
 {
-	return !list_empty_careful(&t->entry);
+	return !hlist_unhashed_lockless(&t->entry);
 }
 EXPORT_SYMBOL_GPL(twheel_pending);
 
@@ -1058,6 +1119,6 @@ EXPORT_SYMBOL_GPL(twheel_tick_ns);
  */
 u64 twheel_max_delay_ns(void)
 {
-	return tw_tick_to_ns(TW_MAX_DELTA_TICKS);
+	return max_delay_ns;
 }
 EXPORT_SYMBOL_GPL(twheel_max_delay_ns);

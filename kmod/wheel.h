@@ -16,6 +16,7 @@
 #include <linux/bits.h>
 #include <linux/hrtimer.h>
 #include <linux/list.h>
+#include <linux/percpu.h>
 #include <linux/smp.h>
 #include <linux/spinlock.h>
 #include <linux/timekeeping.h>
@@ -135,8 +136,10 @@ struct tw_stats {
  * @cpu: the CPU this base belongs to
  * @clock: the clock of its ticks, its hrtimer and its timeouts
  * @occupied: per level, bit i set when bucket i of that level is non-empty
- * @cascade: timeouts taken from a due upper-level bucket, to be re-filed
+ * @cascade: timeouts of a due bucket, taken whole, to be re-filed; a bucket
+ *	is taken only while it is empty
  * @expired: due timeouts waiting for their callbacks, in expiry order
+ * @expired_last: the last entry of @expired (added behind), NULL if empty
  * @expiry_lock: held by the hrtimer callback while it runs callbacks; a
  *	cancel that finds its timeout's callback running waits on it (sleeps
  *	and boosts the callback on PREEMPT_RT instead of spinning)
@@ -161,14 +164,15 @@ struct tw_base {
 	unsigned int cpu;
 	enum tw_clock clock;
 	u64 occupied[TW_LEVELS];
-	struct list_head cascade;
-	struct list_head expired;
+	struct hlist_head cascade;
+	struct hlist_head expired;
+	struct hlist_node *expired_last;
 	spinlock_t expiry_lock;	/* see the kernel-doc above */
 	atomic_t expiry_waiters;
 	struct hrtimer timer;
 	call_single_data_t kick_csd;
 	struct tw_stats stats;
-	struct list_head buckets[TW_NR_BUCKETS];
+	struct hlist_head buckets[TW_NR_BUCKETS];
 };
 
 /* wheel.c: geometry and clock */
@@ -206,8 +210,27 @@ void tw_wait_running(struct twheel_timeout *t);
 void tw_sync_callbacks(void);
 
 /* cpu.c */
-struct tw_base *tw_base_of(unsigned int cpu, enum tw_clock clock);
-struct tw_base *tw_target_base(int cpu, enum tw_clock clock);
+/* One CPU's bases, indexed by enum tw_clock. */
+struct tw_cpu_bases {
+	struct tw_base base[TW_NR_CLOCKS];
+};
+
+/* Every CPU's bases (cpu.c), looked up on every arm and cancel. */
+extern struct tw_cpu_bases __percpu *tw_bases;
+
+/**
+ * tw_base_of() - a CPU's base of a clock
+ * @cpu: a possible CPU
+ * @clock: the clock
+ *
+ * Return: its base.
+ */
+static inline struct tw_base *tw_base_of(unsigned int cpu,
+					 enum tw_clock clock)
+{
+	return &per_cpu_ptr(tw_bases, cpu)->base[clock];
+}
+
 void tw_stats_add(struct tw_stats *sum, const struct tw_stats *s);
 void tw_stats_snapshot(unsigned int cpu, struct tw_stats *out,
 		       unsigned long *nr_pending);

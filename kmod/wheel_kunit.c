@@ -205,6 +205,16 @@ static void add_at(struct tw_base *base, struct twheel_timeout *t,
 	raw_spin_unlock_irq(&base->lock);
 }
 
+static bool del(struct tw_base *base, struct twheel_timeout *t)
+{
+	bool was_queued;
+
+	raw_spin_lock_irq(&base->lock);
+	was_queued = tw_dequeue(base, t);
+	raw_spin_unlock_irq(&base->lock);
+	return was_queued;
+}
+
 /*
  * Advance @base to @now and take its expired timeouts off; checks each one
  * is due (never early) and returns how many there were.
@@ -213,12 +223,13 @@ static unsigned int advance_and_reap(struct kunit *test,
 				     struct tw_base *base, u64 now,
 				     u64 *last_expires)
 {
-	struct twheel_timeout *t, *tmp;
+	struct twheel_timeout *t;
+	struct hlist_node *tmp;
 	unsigned int n = 0;
 
 	raw_spin_lock_irq(&base->lock);
 	KUNIT_EXPECT_FALSE(test, tw_base_advance(base, now, UINT_MAX));
-	list_for_each_entry_safe(t, tmp, &base->expired, entry) {
+	hlist_for_each_entry_safe(t, tmp, &base->expired, entry) {
 		KUNIT_EXPECT_LE(test, t->expires, now);
 		if (last_expires) {
 			KUNIT_EXPECT_GE(test, t->expires, *last_expires);
@@ -246,11 +257,12 @@ static void base_cascade_exact_tick(struct kunit *test)
 
 	/* Jump from event to event: each timeout fires exactly at its tick. */
 	while ((next = tw_next_event(base)) != U64_MAX) {
-		struct twheel_timeout *e, *tmp;
+		struct twheel_timeout *e;
+		struct hlist_node *tmp;
 
 		raw_spin_lock_irq(&base->lock);
 		tw_base_advance(base, next, UINT_MAX);
-		list_for_each_entry_safe(e, tmp, &base->expired, entry) {
+		hlist_for_each_entry_safe(e, tmp, &base->expired, entry) {
 			KUNIT_EXPECT_EQ(test, e->expires, base->clk);
 			tw_dequeue(base, e);
 			fired++;
@@ -297,7 +309,7 @@ static void base_random_never_early_in_order(struct kunit *test)
 		now += 1 + (prandom_u32_state(&rnd) % 5000);
 		fired += advance_and_reap(test, base, now, &last);
 		for (i = 0; i < n; i += 97)
-			if (!list_empty(&t[i].entry))
+			if (!hlist_unhashed(&t[i].entry))
 				KUNIT_EXPECT_GT(test, t[i].expires, now);
 	}
 	KUNIT_EXPECT_EQ(test, fired, n);
@@ -357,6 +369,49 @@ static void base_past_due_goes_to_expired(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, advance_and_reap(test, base, 500, NULL), 2U);
 }
 
+/* Does @base's expired list hold exactly @want, in that order? */
+static bool expired_are(struct tw_base *base, struct twheel_timeout **want,
+			unsigned int n)
+{
+	struct twheel_timeout *t;
+	unsigned int i = 0;
+
+	hlist_for_each_entry(t, &base->expired, entry)
+		if (i == n || t != want[i++])
+			return false;
+	return i == n;
+}
+
+/*
+ * The expired list is added to at its end. Taking its last entry off (a
+ * cancel) makes the one before it the end, or the list empty: what comes
+ * next still goes behind everything queued.
+ */
+static void base_expired_keeps_order_when_last_leaves(struct kunit *test)
+{
+	struct tw_base *base = new_base(test, 100);
+	struct twheel_timeout *t = new_timeouts(test, 4);
+
+	add_at(base, &t[0], 50);
+	add_at(base, &t[1], 60);
+	KUNIT_EXPECT_TRUE(test, del(base, &t[1]));
+	add_at(base, &t[2], 70);
+	KUNIT_EXPECT_TRUE(test, expired_are(base, (struct twheel_timeout *[]){
+						  &t[0], &t[2] }, 2));
+	KUNIT_EXPECT_TRUE(test, del(base, &t[0]));
+	add_at(base, &t[3], 80);
+	KUNIT_EXPECT_TRUE(test, expired_are(base, (struct twheel_timeout *[]){
+						  &t[2], &t[3] }, 2));
+	KUNIT_EXPECT_TRUE(test, del(base, &t[3]));
+	KUNIT_EXPECT_TRUE(test, del(base, &t[2]));
+	KUNIT_EXPECT_NULL(test, base->expired_last);
+	add_at(base, &t[1], 90);
+	add_at(base, &t[0], 95);
+	KUNIT_EXPECT_TRUE(test, expired_are(base, (struct twheel_timeout *[]){
+						  &t[1], &t[0] }, 2));
+	KUNIT_EXPECT_EQ(test, advance_and_reap(test, base, 100, NULL), 2U);
+}
+
 /* Timeouts queued on @base, counted by walking every list. */
 static unsigned long walk_count(struct tw_base *base)
 {
@@ -364,12 +419,12 @@ static unsigned long walk_count(struct tw_base *base)
 	unsigned long n = 0;
 	unsigned int i;
 
-	list_for_each_entry(t, &base->expired, entry)
+	hlist_for_each_entry(t, &base->expired, entry)
 		n++;
-	list_for_each_entry(t, &base->cascade, entry)
+	hlist_for_each_entry(t, &base->cascade, entry)
 		n++;
 	for (i = 0; i < TW_NR_BUCKETS; i++)
-		list_for_each_entry(t, &base->buckets[i], entry)
+		hlist_for_each_entry(t, &base->buckets[i], entry)
 			n++;
 	return n;
 }
@@ -382,7 +437,7 @@ static bool bitmaps_match(struct tw_base *base)
 	for (i = 0; i < TW_NR_BUCKETS; i++) {
 		lvl = i / TW_LVL_SIZE;
 		if (!!(base->occupied[lvl] & BIT_ULL(i % TW_LVL_SIZE)) ==
-		    list_empty(&base->buckets[i]))
+		    hlist_empty(&base->buckets[i]))
 			return false;
 		if (!!base->occupied[lvl] != !!(base->levels_map & BIT(lvl)))
 			return false;
@@ -396,7 +451,8 @@ static void base_nr_pending_matches_walk(struct kunit *test)
 	const unsigned int n = 2000;
 	struct tw_base *base = new_base(test, 0);
 	struct twheel_timeout *t = new_timeouts(test, n);
-	struct twheel_timeout *e, *tmp;
+	struct twheel_timeout *e;
+	struct hlist_node *tmp;
 	struct rnd_state rnd;
 	unsigned int i, step, bad = 0;
 	u64 now = 0;
@@ -407,7 +463,7 @@ static void base_nr_pending_matches_walk(struct kunit *test)
 		u32 r = prandom_u32_state(&rnd) % 8;
 
 		raw_spin_lock_irq(&base->lock);
-		if (r < 4 && list_empty(&x->entry)) {
+		if (r < 4 && hlist_unhashed(&x->entry)) {
 			x->expires = now + 1 + prandom_u32_state(&rnd) % 100000;
 			tw_enqueue(base, x);
 		} else if (r < 6) {
@@ -416,8 +472,8 @@ static void base_nr_pending_matches_walk(struct kunit *test)
 			now += prandom_u32_state(&rnd) % 64;
 			tw_base_advance(base, now, prandom_u32_state(&rnd) % 50);
 			if (r == 7)
-				list_for_each_entry_safe(e, tmp, &base->expired,
-							 entry)
+				hlist_for_each_entry_safe(e, tmp, &base->expired,
+							  entry)
 					tw_dequeue(base, e);
 		}
 		if (base->nr_pending != walk_count(base) ||
@@ -442,6 +498,7 @@ static struct kunit_case base_cases[] = {
 	KUNIT_CASE(base_cancel_clears_bitmaps),
 	KUNIT_CASE(base_budget_resumes),
 	KUNIT_CASE(base_past_due_goes_to_expired),
+	KUNIT_CASE(base_expired_keeps_order_when_last_leaves),
 	{}
 };
 

@@ -41,7 +41,7 @@ OUT=$TWHEEL_BUILD/mutants
 header() { sed -n "/^--- /q; s/^$2: *//p" "$1" | head -n 1; }
 
 run_mutant() {
-	local patch=$1 name test kernel what out src rc ledger failure died console_failure attempt
+	local patch=$1 name test kernel what out src rc ledger failure died console console_failure attempt
 	local suite=userspace sep=": "
 	name=$(basename "$patch" .patch)
 	test=$(header "$patch" Test)
@@ -97,8 +97,19 @@ run_mutant() {
 	# then brings the kernel down, the program's failed check is only on
 	# the console ("# T.c:LINE:CASE:Expected ...").
 	died=$(awk -F'\t' '$1 == "fail" && $2 == "guest" && /no @@ DONE/ { print "died" }' "$ledger")
+	console=$out/build/check/guest-$(kernel_name "$kernel")/console.log
 	console_failure=$(grep -a -m1 -E "^# ${test}[.]c:[0-9]+:[^:]*:Expected " \
-		"$out/build/check/guest-$(kernel_name "$kernel")/console.log" 2>/dev/null || true)
+		"$console" 2>/dev/null || true)
+	# Likewise a KUnit suite's KTAP is read when its module's cases have
+	# all run: a case that failed before the kernel went down is only on
+	# the console, inside the suite's "# Subtest:" block.
+	if [ "$suite" = kunit ]; then
+		console_failure=$(awk -v s="# Subtest: $test" '
+			index($0, s) { in_suite = 1; next }
+			/# Subtest: / { in_suite = 0 }
+			in_suite && /not ok [0-9]+ / { sub(/^.*not ok/, "not ok"); print; exit }
+		' "$console" 2>/dev/null || true)
+	fi
 	if [ -n "$failure" ]; then
 		record pass mutants "$kernel" "$name caught by $(printf '%s\n' "$failure" | wc -l) failure(s): $(printf '%s\n' "$failure" | paste -sd';' | sed 's/;/; /g')"
 	elif [ -n "$died" ] && [ -n "$console_failure" ]; then

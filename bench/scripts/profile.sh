@@ -18,7 +18,9 @@
 # Usage: bench/scripts/profile.sh [--out DIR] WORKLOAD...
 #   WORKLOAD: b256 (twheel-b256 churn, 1k pending), b256-100k, single
 #   (twheel churn, one ioctl per operation, 1k pending), hot (one hot timer,
-#   twheel), hot-b1 (the same in batches of one), hot-timerfd.
+#   twheel), hot-b1 (the same in batches of one), hot-timerfd,
+#   kernel-twheel and kernel-timer_list (twheel_bench.ko's churn of that
+#   peer alone at 1M pending, its setup included).
 # Output: DIR (default build/profile)/report.txt and run/ (the guest's logs).
 set -euo pipefail
 BENCH_DIR=$(cd "$(dirname "$0")/.." && pwd)

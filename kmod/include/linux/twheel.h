@@ -53,7 +53,7 @@ typedef void (*twheel_fn_t)(struct twheel_timeout *t);
  * private to twheel except @func, which is set by twheel_timeout_init().
  */
 struct twheel_timeout {
-	struct list_head entry;
+	struct hlist_node entry;
 	u64 expires;
 	twheel_fn_t func;
 	u32 flags;
