@@ -245,20 +245,16 @@ static u32 twdev_slot(const struct twdev_timeout *tdt)
 	return lower_32_bits(tdt->handle);
 }
 
-/**
- * twdev_put() - kill a live timeout that is neither armed nor running
- * @tf: the file, with @tf->lock held
- * @tdt: the timeout
- *
- * Its record goes, its handle dies, and it goes on the free list, back to
- * the slab when that is full, or into retirement when its slot has used up
- * its generations.
+/*
+ * Kill live @tdt, neither armed nor running and with no record queued: its
+ * handle dies, and it goes on the free list, back to the slab when that is
+ * full, or into retirement when its slot has used up its generations.
+ * Caller holds tf->lock.
  */
-void twdev_put(struct twdev_file *tf, struct twdev_timeout *tdt)
+static void twdev_kill(struct twdev_file *tf, struct twdev_timeout *tdt)
 {
 	u32 slot = twdev_slot(tdt);
 
-	twdev_unqueue(tf, tdt);
 	WRITE_ONCE(tf->nr_live, tf->nr_live - 1);
 	tdt->handle = slot;
 	if (tdt->gen >= TWDEV_GEN_LAST)
@@ -273,6 +269,19 @@ void twdev_put(struct twdev_file *tf, struct twdev_timeout *tdt)
 	tf->gen_floor = max(tf->gen_floor, tdt->gen);
 	xa_erase_bh(&tf->timeouts, slot);
 	twdev_timeout_free(tf, tdt);
+}
+
+/**
+ * twdev_put() - kill a live timeout that is neither armed nor running
+ * @tf: the file, with @tf->lock held
+ * @tdt: the timeout
+ *
+ * Its record, if one is queued, goes; then as twdev_kill().
+ */
+void twdev_put(struct twdev_file *tf, struct twdev_timeout *tdt)
+{
+	twdev_unqueue(tf, tdt);
+	twdev_kill(tf, tdt);
 }
 
 /*
@@ -449,7 +458,14 @@ int twdev_cancel(struct twdev_file *tf, u64 handle, u32 flags)
 	if (!tdt)
 		return -ENOENT;
 	was_armed = twheel_cancel_sync(&tdt->tw);
-	twdev_put(tf, tdt);
+	/*
+	 * Taken off the wheel before it fired, it has no record: a timeout
+	 * that fired is armed again only once its record has been read.
+	 */
+	if (was_armed)
+		twdev_kill(tf, tdt);
+	else
+		twdev_put(tf, tdt);
 	tf->counters.cancelled++;
 	if (!(flags & TWHEEL_CANCEL_REPORT))
 		return 0;
