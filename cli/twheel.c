@@ -4,11 +4,15 @@
  *
  *   twheel info            module, parameters, limits (TWHEEL_IOC_INFO)
  *   twheel stat [--watch [SEC]]   per-CPU wheel statistics (debugfs)
- *   twheel ps              processes holding /dev/twheel, from fdinfo
+ *   twheel ps [--watch [SEC]]     each open /dev/twheel file and its
+ *                          counters, from /proc/PID/fdinfo
  *   twheel sleep DURATION  sleep on a twheel timeout
  *   twheel arm [--period D] [--count N] [--fixed-delay] [--cpu N] [--boottime]
  *              [-v] DELAY  arm a timeout and print its expiries; -v adds
  *                          what GET, DRAIN and STATS say
+ *   twheel --version       the tool's, the library's and the module's release
+ * --json (anywhere on the line): every command prints JSON instead, one
+ * object (or array) per line.
  *
  * Built on libtwheel. twheel(8) is the manual.
  */
@@ -29,18 +33,111 @@
 #define STATS_FILE	"/sys/kernel/debug/twheel/stats"
 
 static const char *prog = "twheel";
+/* --json: machine-readable output. */
+static int json;
 
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: twheel info\n"
-		"       twheel stat [--watch [SECONDS]]\n"
-		"       twheel ps\n"
-		"       twheel sleep DURATION\n"
-		"       twheel arm [--period DURATION] [--fixed-delay] [--count N]\n"
+		"usage: twheel [--json] info\n"
+		"       twheel [--json] stat [--watch [SECONDS]]\n"
+		"       twheel [--json] ps [--watch [SECONDS]]\n"
+		"       twheel [--json] sleep DURATION\n"
+		"       twheel [--json] arm [--period DURATION] [--fixed-delay] [--count N]\n"
 		"                  [--cpu N] [--cookie N] [--boottime] [--verbose] DELAY\n"
+		"       twheel [--json] --version\n"
 		"DURATION: a number with ns, us, ms, s, m or h (default s), e.g. 250ms, 1.5s\n"
 		"See twheel(8).\n");
+}
+
+/*
+ * JSON output: a stack-free writer. jopen()/jclose() print { } or [ ],
+ * jkey() a member name; the jsep flag remembers whether a comma is due.
+ */
+static int jsep;
+
+static void jcomma(void)
+{
+	if (jsep)
+		putchar(',');
+	jsep = 1;
+}
+
+static void jstr_raw(const char *v)
+{
+	putchar('"');
+	for (; *v; v++) {
+		unsigned char c = (unsigned char)*v;
+
+		if (c == '"' || c == '\\')
+			printf("\\%c", c);
+		else if (c < 0x20)
+			printf("\\u%04x", c);
+		else
+			putchar(c);
+	}
+	putchar('"');
+}
+
+static void jkey(const char *k)
+{
+	if (k) {
+		jcomma();
+		jstr_raw(k);
+		putchar(':');
+		jsep = 0;
+	}
+}
+
+static void jopen(const char *k, char c)
+{
+	jkey(k);
+	jcomma();
+	putchar(c);
+	jsep = 0;
+}
+
+static void jclose(char c)
+{
+	putchar(c);
+	jsep = 1;
+}
+
+/* End of one top-level value: a line of its own. */
+static void jend(void)
+{
+	putchar('\n');
+	jsep = 0;
+	fflush(stdout);
+}
+
+static void ju64(const char *k, uint64_t v)
+{
+	jkey(k);
+	jcomma();
+	printf("%" PRIu64, v);
+}
+
+static void jstr(const char *k, const char *v)
+{
+	jkey(k);
+	jcomma();
+	jstr_raw(v);
+}
+
+/* A value of fdinfo or sysfs: a number as a number, else a string. */
+static void jval(const char *k, const char *v)
+{
+	char *end;
+
+	errno = 0;
+	(void)strtoull(v, &end, 10);
+	jkey(k);
+	jcomma();
+	if (*v && !*end && !errno && isdigit((unsigned char)*v))
+		fputs(v, stdout);
+	else
+		jstr_raw(v);
 }
 
 static int fail(const char *what, int err)
@@ -94,6 +191,86 @@ static int read_line(const char *path, char *buf, size_t len)
 	return 0;
 }
 
+/* One name per set bit of @v, from @names (bit i: names[i]). */
+static void jbits(const char *k, uint64_t v, const char *const *names,
+		  unsigned int n)
+{
+	unsigned int i;
+
+	jopen(k, '[');
+	for (i = 0; i < n; i++)
+		if (v & (1ULL << i))
+			jstr(NULL, names[i]);
+	jclose(']');
+}
+
+static const char *const feat_names[] = {
+	"INFO", "ARM", "REARM", "CANCEL", "BATCH", "GET", "DRAIN", "STATS",
+};
+static const char *const arm_flag_names[] = {
+	"ABS", "CPU", "FIXED_DELAY", "BOOTTIME",
+};
+
+/* Every file of directory @dir as "name": value. */
+static void json_dir(const char *k, const char *dir)
+{
+	char path[512], val[256];
+	struct dirent *de;
+	DIR *d = opendir(dir);
+
+	jopen(k, '{');
+	while (d && (de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		if (!read_line(path, val, sizeof(val)))
+			jval(de->d_name, val);
+	}
+	if (d)
+		closedir(d);
+	jclose('}');
+}
+
+static int info_json(void)
+{
+	static const char *const files[] = { "version", "srcversion", "refcnt", "taint" };
+	const struct twheel_info *info;
+	struct twheel *tw;
+	char path[128], val[256];
+	unsigned int i;
+	int ret;
+
+	ret = twheel_open(&tw, NULL, 1, 0);
+	if (ret)
+		return fail("open " TWHEEL_DEVICE, ret);
+	info = twheel_get_info(tw);
+	jopen(NULL, '{');
+	jopen("module", '{');
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		snprintf(path, sizeof(path), SYS_MODULE "/%s", files[i]);
+		if (!read_line(path, val, sizeof(val)))
+			jval(files[i], val);
+	}
+	jclose('}');
+	json_dir("parameters", SYS_MODULE "/parameters");
+	jopen("device", '{');
+	ju64("api_version", info->api_version);
+	jbits("ioctls", info->ioctls, feat_names, 8);
+	jbits("arm_flags", info->arm_flags, arm_flag_names, 4);
+	ju64("event_size", info->event_size);
+	ju64("tick_ns", info->tick_ns);
+	ju64("max_delay_ns", info->max_delay_ns);
+	ju64("max_pending", info->max_pending);
+	ju64("max_batch", info->max_batch);
+	if (info->api_version >= 2)
+		ju64("max_user_timeouts", info->max_user_timeouts);
+	jclose('}');
+	jclose('}');
+	jend();
+	twheel_close(tw);
+	return 0;
+}
+
 static int cmd_info(void)
 {
 	const struct twheel_info *info;
@@ -107,7 +284,11 @@ static int cmd_info(void)
 		fprintf(stderr, "%s: the twheel module is not loaded (modprobe twheel)\n", prog);
 		return 1;
 	}
+	if (json)
+		return info_json();
 	printf("module:\n");
+	if (!read_line(SYS_MODULE "/version", val, sizeof(val)))
+		printf("  %-16s %s\n", "version", val);
 	if (!read_line(SYS_MODULE "/srcversion", val, sizeof(val)))
 		printf("  %-16s %s\n", "srcversion", val);
 	if (!read_line(SYS_MODULE "/refcnt", val, sizeof(val)))
@@ -155,6 +336,25 @@ static int cmd_info(void)
 		printf("  %-16s %" PRIu64 "\n", "max_user_timeouts",
 		       (uint64_t)info->max_user_timeouts);
 	twheel_close(tw);
+	return 0;
+}
+
+/* "--watch [SECONDS]" or "-w [SECONDS]" after a command; else usage. */
+static int parse_watch(int argc, char **argv, int *watch, double *secs)
+{
+	int i;
+
+	*watch = 0;
+	*secs = 1;
+	for (i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--watch") && strcmp(argv[i], "-w"))
+			return -EINVAL;
+		*watch = 1;
+		if (i + 1 < argc && isdigit((unsigned char)argv[i + 1][0]))
+			*secs = atof(argv[++i]);
+	}
+	if (*secs <= 0)
+		*secs = 1;
 	return 0;
 }
 
@@ -206,9 +406,33 @@ static int is_gauge(const char *col)
 	return !strcmp(col, "pending") || !strncmp(col, "max_", 4);
 }
 
+static void print_stats_json(const struct stats *st)
+{
+	int r, c;
+
+	jopen(NULL, '{');
+	jval("tick_ns", st->tick);
+	jopen("cpus", '[');
+	for (r = 0; r < st->nrows; r++) {
+		jopen(NULL, '{');
+		jval("cpu", st->rows[r]);
+		for (c = 0; c < st->ncols; c++)
+			ju64(st->cols[c], st->v[r][c]);
+		jclose('}');
+	}
+	jclose(']');
+	jclose('}');
+	jend();
+}
+
 static void print_stats(const struct stats *st, const struct stats *prev, double secs)
 {
 	int r, c;
+
+	if (json) {
+		print_stats_json(st);	/* counters as they are: rates are the reader's */
+		return;
+	}
 
 	if (prev)
 		printf("tick_ns %s, counters per second over %.1f s\n", st->tick, secs);
@@ -236,26 +460,20 @@ static int cmd_stat(int argc, char **argv)
 {
 	static struct stats a, b;
 	struct stats *cur = &a, *prev = &b, *t;
-	double secs = 1;
-	int watch = 0, ret, i;
+	double secs;
+	int watch, ret;
 
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--watch") || !strcmp(argv[i], "-w")) {
-			watch = 1;
-			if (i + 1 < argc && isdigit((unsigned char)argv[i + 1][0]))
-				secs = atof(argv[++i]);
-		} else {
-			usage(stderr);
-			return 2;
-		}
+	if (parse_watch(argc, argv, &watch, &secs)) {
+		usage(stderr);
+		return 2;
 	}
-	if (secs <= 0)
-		secs = 1;
 	ret = read_stats(cur);
 	if (ret) {
 		if (ret == -ENOENT || ret == -EACCES)
 			fprintf(stderr, "%s: cannot read " STATS_FILE ": %s "
-				"(needs root, debugfs mounted and the module loaded)\n",
+				"(per-CPU statistics need root, debugfs mounted and the "
+				"module loaded; 'twheel ps' shows each file's counters "
+				"without them)\n",
 				prog, strerror(-ret));
 		else
 			fail(STATS_FILE, ret);
@@ -271,7 +489,8 @@ static int cmd_stat(int argc, char **argv)
 		ret = read_stats(cur);
 		if (ret)
 			return fail(STATS_FILE, ret);
-		printf("\n");
+		if (!json)
+			printf("\n");
 		print_stats(cur, prev, secs);
 	}
 	return 0;
@@ -282,82 +501,217 @@ static int is_twheel_fd(const char *link)
 	return !strcmp(link, TWHEEL_DEVICE);
 }
 
-static void fdinfo_field(const char *path, const char *key, char *out, size_t len)
+/* The "key:\tvalue" lines of one /proc/PID/fdinfo/FD. */
+#define FDINFO_MAX	32
+
+struct fdinfo {
+	int n;
+	char key[FDINFO_MAX][32];
+	char val[FDINFO_MAX][256];
+};
+
+static int read_fdinfo(const char *path, struct fdinfo *fi)
 {
-	char line[256];
-	size_t kl = strlen(key);
+	char line[512], *colon, *v;
 	FILE *f = fopen(path, "r");
 
-	snprintf(out, len, "?");
 	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		if (!strncmp(line, key, kl) && line[kl] == ':') {
-			char *v = line + kl + 1;
-
-			while (*v == ' ' || *v == '\t')
-				v++;
-			v[strcspn(v, "\n")] = 0;
-			snprintf(out, len, "%s", v);
-			break;
-		}
+		return -errno;
+	fi->n = 0;
+	while (fi->n < FDINFO_MAX && fgets(line, sizeof(line), f)) {
+		colon = strchr(line, ':');
+		if (!colon)
+			continue;
+		*colon = 0;
+		if (strlen(line) >= sizeof(fi->key[0]))
+			continue;
+		for (v = colon + 1; *v == ' ' || *v == '\t'; v++)
+			;
+		v[strcspn(v, "\n")] = 0;
+		memcpy(fi->key[fi->n], line, strlen(line) + 1);
+		snprintf(fi->val[fi->n], sizeof(fi->val[0]), "%s", v);
+		fi->n++;
 	}
 	fclose(f);
+	return 0;
 }
 
-static int cmd_ps(void)
+static const char *fdinfo_get(const struct fdinfo *fi, const char *key)
+{
+	int i;
+
+	for (i = 0; i < fi->n; i++)
+		if (!strcmp(fi->key[i], key))
+			return fi->val[i];
+	return "?";
+}
+
+/*
+ * The lateness bucket (fdinfo "late:", struct twheel_stats.late) below
+ * which 99% of the expiries fall, as its upper bound: "<1us", "<=2us", ...,
+ * or "-" before the first expiry. The last bucket has no upper bound.
+ */
+static void late_p99(const char *late, char *out, size_t len)
+{
+	unsigned long long b[TWHEEL_STATS_LATE_BUCKETS] = { 0 }, total = 0, sum = 0;
+	char *end;
+	int i, n = 0;
+
+	while (n < TWHEEL_STATS_LATE_BUCKETS) {
+		b[n] = strtoull(late, &end, 10);
+		if (end == late)
+			break;
+		total += b[n++];
+		late = end;
+	}
+	snprintf(out, len, "-");
+	for (i = 0; i < n && total; i++) {
+		sum += b[i];
+		if (sum * 100 < total * 99)
+			continue;
+		if (i == 0)
+			snprintf(out, len, "<1us");
+		else if (i == TWHEEL_STATS_LATE_BUCKETS - 1)
+			snprintf(out, len, ">%lluus", 1ULL << (i - 1));
+		else
+			snprintf(out, len, "<=%lluus", 1ULL << i);
+		break;
+	}
+}
+
+static void ps_header(void)
+{
+	printf("%7s %-16s %4s %9s %7s %10s %10s %10s %9s %9s\n", "PID", "COMMAND",
+	       "FD", "PENDING", "QUEUED", "ARMED", "FIRED", "CANCELLED",
+	       "OVERRUNS", "LATE_P99");
+}
+
+static void ps_row(const char *pid, const char *comm, const char *fd,
+		   const struct fdinfo *fi)
+{
+	char p99[32];
+	int i;
+
+	late_p99(fdinfo_get(fi, "late"), p99, sizeof(p99));
+	if (!json) {
+		printf("%7s %-16s %4s %9s %7s %10s %10s %10s %9s %9s\n", pid, comm,
+		       fd, fdinfo_get(fi, "pending"), fdinfo_get(fi, "queued"),
+		       fdinfo_get(fi, "armed"), fdinfo_get(fi, "fired"),
+		       fdinfo_get(fi, "cancelled"), fdinfo_get(fi, "overruns"), p99);
+		return;
+	}
+	jopen(NULL, '{');
+	jval("pid", pid);
+	jstr("command", comm);
+	jval("fd", fd);
+	for (i = 0; i < fi->n; i++) {
+		if (!strcmp(fi->key[i], "late")) {
+			const char *v = fi->val[i];
+			char *end;
+
+			jopen("late", '[');
+			for (;;) {
+				unsigned long long x = strtoull(v, &end, 10);
+
+				if (end == v)
+					break;
+				ju64(NULL, x);
+				v = end;
+			}
+			jclose(']');
+		} else if (strcmp(fi->key[i], "pos") && strcmp(fi->key[i], "flags") &&
+			   strcmp(fi->key[i], "mnt_id") && strcmp(fi->key[i], "ino")) {
+			jval(fi->key[i], fi->val[i]);
+		}
+	}
+	jstr("late_p99", p99);
+	jclose('}');
+}
+
+/* The /dev/twheel files of process @pid; returns how many. */
+static int ps_process(const char *pid, int *denied)
 {
 	char path[PATH_MAX + 600], link[PATH_MAX], comm[64];
-	char pending[32], queued[32], maxp[32], cached[32], user[32];
-	struct dirent *p, *fd;
-	DIR *proc, *fds;
+	struct fdinfo fi;
+	struct dirent *fd;
+	DIR *fds;
 	ssize_t n;
-	int found = 0, denied = 0;
+	int found = 0;
+
+	snprintf(path, sizeof(path), "/proc/%s/fd", pid);
+	fds = opendir(path);
+	if (!fds) {
+		*denied += errno == EACCES;
+		return 0;
+	}
+	snprintf(path, sizeof(path), "/proc/%s/comm", pid);
+	if (read_line(path, comm, sizeof(comm)))
+		snprintf(comm, sizeof(comm), "?");
+	while ((fd = readdir(fds))) {
+		if (fd->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/fd/%s", pid, fd->d_name);
+		n = readlink(path, link, sizeof(link) - 1);
+		if (n < 0)
+			continue;
+		link[n] = 0;
+		if (!is_twheel_fd(link))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/fdinfo/%s", pid, fd->d_name);
+		if (read_fdinfo(path, &fi))
+			continue;
+		ps_row(pid, comm, fd->d_name, &fi);
+		found++;
+	}
+	closedir(fds);
+	return found;
+}
+
+static int ps_once(void)
+{
+	struct dirent *p;
+	DIR *proc;
+	int denied = 0;
 
 	proc = opendir("/proc");
 	if (!proc)
 		return fail("/proc", errno);
-	printf("%7s %-16s %4s %9s %7s %11s %7s %13s\n", "PID", "COMMAND", "FD",
-	       "PENDING", "QUEUED", "MAX_PENDING", "CACHED", "USER_TIMEOUTS");
-	while ((p = readdir(proc))) {
-		if (!isdigit((unsigned char)p->d_name[0]))
-			continue;
-		snprintf(path, sizeof(path), "/proc/%s/fd", p->d_name);
-		fds = opendir(path);
-		if (!fds) {
-			denied += errno == EACCES;
-			continue;
-		}
-		snprintf(path, sizeof(path), "/proc/%s/comm", p->d_name);
-		if (read_line(path, comm, sizeof(comm)))
-			snprintf(comm, sizeof(comm), "?");
-		while ((fd = readdir(fds))) {
-			if (fd->d_name[0] == '.')
-				continue;
-			snprintf(path, sizeof(path), "/proc/%s/fd/%s", p->d_name, fd->d_name);
-			n = readlink(path, link, sizeof(link) - 1);
-			if (n < 0)
-				continue;
-			link[n] = 0;
-			if (!is_twheel_fd(link))
-				continue;
-			snprintf(path, sizeof(path), "/proc/%s/fdinfo/%s", p->d_name, fd->d_name);
-			fdinfo_field(path, "pending", pending, sizeof(pending));
-			fdinfo_field(path, "queued", queued, sizeof(queued));
-			fdinfo_field(path, "max_pending", maxp, sizeof(maxp));
-			fdinfo_field(path, "cached", cached, sizeof(cached));
-			fdinfo_field(path, "user_timeouts", user, sizeof(user));
-			printf("%7s %-16s %4s %9s %7s %11s %7s %13s\n", p->d_name, comm,
-			       fd->d_name, pending, queued, maxp, cached, user);
-			found++;
-		}
-		closedir(fds);
-	}
+	if (json)
+		jopen(NULL, '[');
+	else
+		ps_header();
+	while ((p = readdir(proc)))
+		if (isdigit((unsigned char)p->d_name[0]))
+			ps_process(p->d_name, &denied);
 	closedir(proc);
+	if (json) {
+		jclose(']');
+		jend();
+	}
 	if (denied && geteuid() != 0)
 		fprintf(stderr, "%s: %d processes not shown (not yours; run as root)\n",
 			prog, denied);
 	return 0;
+}
+
+static int cmd_ps(int argc, char **argv)
+{
+	double secs;
+	int watch, ret;
+
+	if (parse_watch(argc, argv, &watch, &secs)) {
+		usage(stderr);
+		return 2;
+	}
+	ret = ps_once();
+	while (watch && !ret) {
+		fflush(stdout);
+		usleep((useconds_t)(secs * 1e6));
+		if (!json)
+			printf("\n");
+		ret = ps_once();
+	}
+	return ret;
 }
 
 static const char *state_name(uint32_t state)
@@ -370,7 +724,6 @@ static const char *state_name(uint32_t state)
 static int print_get(struct twheel *tw, uint64_t handle)
 {
 	struct twheel_result g;
-	uint64_t now;
 	int ret;
 
 	ret = twheel_prep_get(tw, handle, &g);
@@ -380,14 +733,76 @@ static int print_get(struct twheel *tw, uint64_t handle)
 		ret = g.result;
 	if (ret < 0)
 		return fail("get", ret);
-	now = twheel_now_ns();
+	if (json) {
+		jopen(NULL, '{');
+		jstr("type", "get");
+		ju64("handle", g.handle);
+		ju64("cookie", g.cookie);
+		jstr("state", state_name((uint32_t)g.result));
+		ju64("deadline", g.deadline);
+		ju64("remaining_ns", g.remaining);
+		ju64("period", g.period);
+		ju64("flags", g.flags);
+		ju64("cpu", g.cpu);
+		jclose('}');
+		jend();
+		return 0;
+	}
+	/* remaining: on the timeout's own clock (BOOTTIME or MONOTONIC). */
 	printf("# get handle %" PRIu64 " cookie %" PRIu64 " state %s deadline %"
 	       PRIu64 " remaining_ns %" PRIu64 " period %" PRIu64
 	       " flags 0x%" PRIx32 " cpu %" PRIu32 "\n", g.handle, g.cookie,
-	       state_name((uint32_t)g.result), g.deadline,
-	       g.deadline > now ? g.deadline - now : 0, g.period, g.flags,
-	       g.cpu);
+	       state_name((uint32_t)g.result), g.deadline, g.remaining,
+	       g.period, g.flags, g.cpu);
 	return 0;
+}
+
+static void drained_json(const struct twheel_get *e)
+{
+	jopen(NULL, '{');
+	jstr("type", "drained");
+	ju64("handle", e->handle);
+	ju64("cookie", e->cookie);
+	jstr("state", state_name(e->state));
+	ju64("deadline", e->deadline);
+	ju64("remaining_ns", e->remaining);
+	ju64("period", e->period);
+	jclose('}');
+	jend();
+}
+
+static void stats_json(const struct twheel_stats *st)
+{
+	int i;
+
+	jopen(NULL, '{');
+	jstr("type", "stats");
+	ju64("pending", st->pending);
+	ju64("queued", st->queued);
+	ju64("armed", st->armed);
+	ju64("fired", st->fired);
+	ju64("cancelled", st->cancelled);
+	ju64("overruns", st->overruns);
+	jopen("late", '[');
+	for (i = 0; i < TWHEEL_STATS_LATE_BUCKETS; i++)
+		ju64(NULL, st->late[i]);
+	jclose(']');
+	jclose('}');
+	jend();
+}
+
+static void event_json(const struct twheel_event *ev)
+{
+	jopen(NULL, '{');
+	jstr("type", "expiry");
+	ju64("handle", ev->handle);
+	ju64("cookie", ev->cookie);
+	ju64("deadline", ev->deadline);
+	ju64("expired", ev->expired);
+	ju64("late_ns", twheel_event_late_ns(ev));
+	ju64("overrun", ev->overrun);
+	jclose('}');
+	jend();
 }
 
 /*
@@ -404,7 +819,10 @@ static int print_drain_stats(struct twheel *tw)
 
 	while ((n = twheel_drain(tw, e, 16, &cursor, TWHEEL_DRAIN_CANCEL)) > 0)
 		for (i = 0; i < n; i++)
-			printf("# drained handle %" PRIu64 " cookie %" PRIu64
+			if (json)
+				drained_json(&e[i]);
+			else
+				printf("# drained handle %" PRIu64 " cookie %" PRIu64
 			       " state %s deadline %" PRIu64 " remaining_ns %"
 			       PRIu64 " period %" PRIu64 "\n",
 			       (uint64_t)e[i].handle, (uint64_t)e[i].cookie,
@@ -415,6 +833,10 @@ static int print_drain_stats(struct twheel *tw)
 	n = twheel_get_stats(tw, &st);
 	if (n < 0)
 		return fail("stats", n);
+	if (json) {
+		stats_json(&st);
+		return 0;
+	}
 	printf("# stats pending %" PRIu64 " queued %" PRIu64 " armed %" PRIu64
 	       " fired %" PRIu64 " cancelled %" PRIu64 " overruns %" PRIu64 "\n",
 	       (uint64_t)st.pending, (uint64_t)st.queued, (uint64_t)st.armed,
@@ -471,7 +893,11 @@ static int arm_and_wait(uint64_t delay, uint64_t period, uint32_t flags,
 		}
 		twheel_for_each_event(tw, ev) {
 			seen++;
-			if (!quiet)
+			if (quiet)
+				continue;
+			if (json)
+				event_json(ev);
+			else
 				printf("%" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64
 				       " %" PRIu64 " %" PRIu64 "\n",
 				       (uint64_t)ev->handle, (uint64_t)ev->cookie,
@@ -556,8 +982,45 @@ bad:
 	return 2;
 }
 
+/* The release of this tool, of the library it runs with and of the module. */
+static int cmd_version(void)
+{
+	char mod[64];
+
+	if (read_line(SYS_MODULE "/version", mod, sizeof(mod)))
+		snprintf(mod, sizeof(mod), "-");
+	if (json) {
+		jopen(NULL, '{');
+		jstr("twheel", TWHEEL_VERSION);
+		jstr("libtwheel", twheel_version());
+		jstr("module", mod);
+		jclose('}');
+		jend();
+	} else {
+		printf("twheel %s\nlibtwheel %s\nmodule %s\n", TWHEEL_VERSION,
+		       twheel_version(), mod);
+	}
+	return 0;
+}
+
+/* Take --json out of the arguments, wherever it is. */
+static int strip_json(int argc, char **argv)
+{
+	int i, n = 0;
+
+	for (i = 0; i < argc; i++) {
+		if (i && !strcmp(argv[i], "--json"))
+			json = 1;
+		else
+			argv[n++] = argv[i];
+	}
+	argv[n] = NULL;
+	return n;
+}
+
 int main(int argc, char **argv)
 {
+	argc = strip_json(argc, argv);
 	if (argc < 2) {
 		usage(stderr);
 		return 2;
@@ -566,8 +1029,10 @@ int main(int argc, char **argv)
 		return cmd_info();
 	if (!strcmp(argv[1], "stat"))
 		return cmd_stat(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "ps") && argc == 2)
-		return cmd_ps();
+	if (!strcmp(argv[1], "ps"))
+		return cmd_ps(argc - 1, argv + 1);
+	if ((!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) && argc == 2)
+		return cmd_version();
 	if (!strcmp(argv[1], "sleep"))
 		return cmd_sleep(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "arm"))

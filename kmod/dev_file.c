@@ -111,7 +111,7 @@ static unsigned int max_pending = TWDEV_MAX_PENDING_DEFAULT;
 
 static int max_pending_set(const char *val, const struct kernel_param *kp)
 {
-	return param_set_uint_minmax(val, kp, 1, TWDEV_MAX_PENDING_MAX);
+	return tw_param_set_uint(val, kp, 1, TWDEV_MAX_PENDING_MAX);
 }
 
 static const struct kernel_param_ops max_pending_ops = {
@@ -131,8 +131,10 @@ static int max_user_timeouts_set(const char *val,
 	int ret;
 
 	ret = kstrtoul(val, 0, &v);
-	if (ret)
+	if (ret) {
+		pr_err("%s=%s refused: allowed 0..%lu\n", kp->name, val, ULONG_MAX);
 		return ret;
+	}
 	WRITE_ONCE(max_user_timeouts, v);
 	return 0;
 }

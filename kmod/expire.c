@@ -68,8 +68,8 @@ static unsigned int expire_budget = TW_EXPIRE_BUDGET_DEFAULT;
 
 static int expire_budget_set(const char *val, const struct kernel_param *kp)
 {
-	return param_set_uint_minmax(val, kp, TW_EXPIRE_BUDGET_MIN,
-				     TW_EXPIRE_BUDGET_MAX);
+	return tw_param_set_uint(val, kp, TW_EXPIRE_BUDGET_MIN,
+				 TW_EXPIRE_BUDGET_MAX);
 }
 
 static const struct kernel_param_ops expire_budget_ops = {

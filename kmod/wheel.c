@@ -75,7 +75,7 @@ static unsigned int tick_ns = TW_TICK_NS_DEFAULT;
 
 static int tick_ns_set(const char *val, const struct kernel_param *kp)
 {
-	return param_set_uint_minmax(val, kp, TW_TICK_NS_MIN, TW_TICK_NS_MAX);
+	return tw_param_set_uint(val, kp, TW_TICK_NS_MIN, TW_TICK_NS_MAX);
 }
 
 static const struct kernel_param_ops tick_ns_ops = {

@@ -175,6 +175,11 @@ struct tw_base {
 	struct hlist_head buckets[TW_NR_BUCKETS];
 };
 
+/* main.c: the setter of every unsigned int module parameter */
+struct kernel_param;
+int tw_param_set_uint(const char *val, const struct kernel_param *kp,
+		      unsigned int min, unsigned int max);
+
 /* wheel.c: geometry and clock */
 u64 tw_ns_to_tick(u64 ns);
 u64 tw_ns_to_tick_floor(u64 ns);

@@ -12,10 +12,19 @@
  * another thread unmaps the array, which cannot happen to our private heap
  * memory): the queue is kept intact so the caller may retry or discard it.
  * When it succeeds, every slot gets its operation's result and the queue is
- * empty.
+ * empty. twheel_fill() and twheel_read() flush first, and queueing a cancel
+ * or a re-arm blanks (handle 0, never a real handle) the buffered records
+ * of its handle that twheel_next_event() has not returned yet: a program
+ * never sees a record of a timeout it cancelled or pushed back.
+ *
+ * Symbol versions (libtwheel.map): struct twheel_result grew from 48 bytes
+ * (LIBTWHEEL_1.0) to its present size with reserved room (LIBTWHEEL_1.1).
+ * The 1.0 entry points of the functions that take a result slot remember
+ * the slot's size, and twheel_flush() writes no more than that.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -26,13 +35,22 @@
 
 #define TWHEEL_EVBUF	64
 
+/* What a LIBTWHEEL_1.0 caller allocated for a struct twheel_result. */
+#define RESULT_SIZE_1_0	offsetof(struct twheel_result, remaining)
+
+/* Where one queued operation's result goes. */
+struct slot {
+	struct twheel_result *res;	/* NULL: the caller does not want it */
+	size_t size;			/* bytes of *res the library may write */
+};
+
 struct twheel {
 	int fd;
 	unsigned int depth;	/* capacity of ops[] */
 	unsigned int nr;	/* queued operations */
 	struct twheel_info info;
 	struct twheel_op *ops;
-	struct twheel_result **slots;
+	struct slot *slots;
 	unsigned int ev_nr, ev_pos;
 	struct twheel_event ev[TWHEEL_EVBUF];
 };
@@ -126,16 +144,31 @@ int twheel_supports(const struct twheel *tw, uint32_t arm_flags)
 	return (tw->info.arm_flags & arm_flags) == arm_flags;
 }
 
-/* A free queue entry, flushing a full queue first. */
-static struct twheel_op *queue_slot(struct twheel *tw, struct twheel_result *res)
+/* The next queue entry (make_room() made sure there is one). */
+static struct twheel_op *queue_slot(struct twheel *tw, struct twheel_result *res,
+				    size_t size)
 {
 	struct twheel_op *op;
 
 	op = &tw->ops[tw->nr];
 	memset(op, 0, sizeof(*op));
-	tw->slots[tw->nr] = res;
+	tw->slots[tw->nr] = (struct slot){ .res = res, .size = size };
 	tw->nr++;
 	return op;
+}
+
+/*
+ * The program is done with @handle's current expiry (it cancels or re-arms
+ * it): buffered records of it that were not iterated yet are dropped, as
+ * the kernel drops a queued one.
+ */
+static void forget_buffered(struct twheel *tw, uint64_t handle)
+{
+	unsigned int i;
+
+	for (i = tw->ev_pos; i < tw->ev_nr; i++)
+		if (tw->ev[i].handle == handle)
+			tw->ev[i].handle = 0;
 }
 
 static int make_room(struct twheel *tw)
@@ -158,9 +191,9 @@ static int check_flags(const struct twheel *tw, uint32_t flags)
 	return 0;
 }
 
-int twheel_prep_arm(struct twheel *tw, uint64_t cookie, uint64_t expires,
+static int prep_arm(struct twheel *tw, uint64_t cookie, uint64_t expires,
 		    uint64_t period, uint32_t flags, uint32_t cpu,
-		    struct twheel_result *res)
+		    struct twheel_result *res, size_t size)
 {
 	struct twheel_op *op;
 	int ret;
@@ -171,7 +204,7 @@ int twheel_prep_arm(struct twheel *tw, uint64_t cookie, uint64_t expires,
 	ret = make_room(tw);
 	if (ret)
 		return ret;
-	op = queue_slot(tw, res);
+	op = queue_slot(tw, res, size);
 	op->op = TWHEEL_OP_ARM;
 	op->flags = flags;
 	op->cookie = cookie;
@@ -181,8 +214,8 @@ int twheel_prep_arm(struct twheel *tw, uint64_t cookie, uint64_t expires,
 	return 0;
 }
 
-int twheel_prep_rearm(struct twheel *tw, uint64_t handle, uint64_t expires,
-		      uint32_t flags, struct twheel_result *res)
+static int prep_rearm(struct twheel *tw, uint64_t handle, uint64_t expires,
+		      uint32_t flags, struct twheel_result *res, size_t size)
 {
 	struct twheel_op *op;
 	int ret;
@@ -193,16 +226,17 @@ int twheel_prep_rearm(struct twheel *tw, uint64_t handle, uint64_t expires,
 	ret = make_room(tw);
 	if (ret)
 		return ret;
-	op = queue_slot(tw, res);
+	op = queue_slot(tw, res, size);
 	op->op = TWHEEL_OP_REARM;
 	op->flags = flags;
 	op->handle = handle;
 	op->expires = expires;
+	forget_buffered(tw, handle);
 	return 0;
 }
 
-int twheel_prep_cancel(struct twheel *tw, uint64_t handle, uint32_t flags,
-		       struct twheel_result *res)
+static int prep_cancel(struct twheel *tw, uint64_t handle, uint32_t flags,
+		       struct twheel_result *res, size_t size)
 {
 	struct twheel_op *op;
 	int ret;
@@ -215,15 +249,16 @@ int twheel_prep_cancel(struct twheel *tw, uint64_t handle, uint32_t flags,
 	ret = make_room(tw);
 	if (ret)
 		return ret;
-	op = queue_slot(tw, res);
+	op = queue_slot(tw, res, size);
 	op->op = TWHEEL_OP_CANCEL;
 	op->flags = flags;
 	op->handle = handle;
+	forget_buffered(tw, handle);
 	return 0;
 }
 
-int twheel_prep_get(struct twheel *tw, uint64_t handle,
-		    struct twheel_result *res)
+static int prep_get(struct twheel *tw, uint64_t handle,
+		    struct twheel_result *res, size_t size)
 {
 	struct twheel_op *op;
 	int ret;
@@ -233,10 +268,116 @@ int twheel_prep_get(struct twheel *tw, uint64_t handle,
 	ret = make_room(tw);
 	if (ret)
 		return ret;
-	op = queue_slot(tw, res);
+	op = queue_slot(tw, res, size);
 	op->op = TWHEEL_OP_GET;
 	op->handle = handle;
 	return 0;
+}
+
+/*
+ * The entry points. In the shared library the plain names are the
+ * LIBTWHEEL_1.1 default versions (libtwheel.map) and the *_1_0 functions
+ * are what programs linked against 1.0 call; the static library has only
+ * the plain names.
+ */
+int twheel_prep_arm(struct twheel *tw, uint64_t cookie, uint64_t expires,
+		    uint64_t period, uint32_t flags, uint32_t cpu,
+		    struct twheel_result *res)
+{
+	return prep_arm(tw, cookie, expires, period, flags, cpu, res,
+			sizeof(*res));
+}
+
+int twheel_prep_rearm(struct twheel *tw, uint64_t handle, uint64_t expires,
+		      uint32_t flags, struct twheel_result *res)
+{
+	return prep_rearm(tw, handle, expires, flags, res, sizeof(*res));
+}
+
+int twheel_prep_cancel(struct twheel *tw, uint64_t handle, uint32_t flags,
+		       struct twheel_result *res)
+{
+	return prep_cancel(tw, handle, flags, res, sizeof(*res));
+}
+
+int twheel_prep_get(struct twheel *tw, uint64_t handle,
+		    struct twheel_result *res)
+{
+	return prep_get(tw, handle, res, sizeof(*res));
+}
+
+#ifdef LIBTWHEEL_SHARED
+#define COMPAT_1_0(impl, name) \
+	__asm__(".symver " #impl ", " #name "@LIBTWHEEL_1.0")
+#define DEFAULT_1_1(name) \
+	__asm__(".symver " #name ", " #name "@@@LIBTWHEEL_1.1")
+
+DEFAULT_1_1(twheel_prep_arm);
+DEFAULT_1_1(twheel_prep_rearm);
+DEFAULT_1_1(twheel_prep_cancel);
+DEFAULT_1_1(twheel_prep_get);
+
+int twheel_prep_arm_1_0(struct twheel *tw, uint64_t cookie, uint64_t expires,
+			uint64_t period, uint32_t flags, uint32_t cpu,
+			struct twheel_result *res);
+int twheel_prep_rearm_1_0(struct twheel *tw, uint64_t handle, uint64_t expires,
+			  uint32_t flags, struct twheel_result *res);
+int twheel_prep_cancel_1_0(struct twheel *tw, uint64_t handle, uint32_t flags,
+			   struct twheel_result *res);
+int twheel_prep_get_1_0(struct twheel *tw, uint64_t handle,
+			struct twheel_result *res);
+
+COMPAT_1_0(twheel_prep_arm_1_0, twheel_prep_arm);
+int twheel_prep_arm_1_0(struct twheel *tw, uint64_t cookie, uint64_t expires,
+			uint64_t period, uint32_t flags, uint32_t cpu,
+			struct twheel_result *res)
+{
+	return prep_arm(tw, cookie, expires, period, flags, cpu, res,
+			RESULT_SIZE_1_0);
+}
+
+COMPAT_1_0(twheel_prep_rearm_1_0, twheel_prep_rearm);
+int twheel_prep_rearm_1_0(struct twheel *tw, uint64_t handle, uint64_t expires,
+			  uint32_t flags, struct twheel_result *res)
+{
+	return prep_rearm(tw, handle, expires, flags, res, RESULT_SIZE_1_0);
+}
+
+COMPAT_1_0(twheel_prep_cancel_1_0, twheel_prep_cancel);
+int twheel_prep_cancel_1_0(struct twheel *tw, uint64_t handle, uint32_t flags,
+			   struct twheel_result *res)
+{
+	return prep_cancel(tw, handle, flags, res, RESULT_SIZE_1_0);
+}
+
+COMPAT_1_0(twheel_prep_get_1_0, twheel_prep_get);
+int twheel_prep_get_1_0(struct twheel *tw, uint64_t handle,
+			struct twheel_result *res)
+{
+	return prep_get(tw, handle, res, RESULT_SIZE_1_0);
+}
+#endif
+
+/* An operation's outcome, into as much of the caller's slot as it has. */
+static void write_result(const struct slot *s, const struct twheel_op *op)
+{
+	struct twheel_result r = {
+		.handle = op->handle,
+		.result = op->result,
+		.op = op->op,
+	};
+	uint64_t now;
+
+	if (op->op == TWHEEL_OP_GET && op->result > 0) {
+		r.cookie = op->cookie;
+		r.deadline = op->expires;
+		r.period = op->period;
+		r.flags = op->flags;
+		r.cpu = op->cpu;
+		now = twheel_clock_ns(op->flags);
+		r.remaining = op->expires > now ? op->expires - now : 0;
+	}
+	memcpy(s->res, &r, s->size);
 }
 
 int twheel_flush(struct twheel *tw)
@@ -252,23 +393,9 @@ int twheel_flush(struct twheel *tw)
 		return 0;
 	if (ioctl(tw->fd, TWHEEL_IOC_BATCH, &b) < 0)
 		return -errno;	/* nothing applied; the queue stays */
-	for (i = 0; i < n; i++) {
-		struct twheel_result *r = tw->slots[i];
-
-		if (!r)
-			continue;
-		memset(r, 0, sizeof(*r));
-		r->handle = tw->ops[i].handle;
-		r->result = tw->ops[i].result;
-		r->op = tw->ops[i].op;
-		if (r->op == TWHEEL_OP_GET && r->result > 0) {
-			r->cookie = tw->ops[i].cookie;
-			r->deadline = tw->ops[i].expires;
-			r->period = tw->ops[i].period;
-			r->flags = tw->ops[i].flags;
-			r->cpu = tw->ops[i].cpu;
-		}
-	}
+	for (i = 0; i < n; i++)
+		if (tw->slots[i].res)
+			write_result(&tw->slots[i], &tw->ops[i]);
 	tw->nr = 0;
 	return (int)n;
 }
@@ -289,9 +416,14 @@ unsigned int twheel_discard(struct twheel *tw)
 int twheel_read(struct twheel *tw, struct twheel_event *ev, unsigned int nr)
 {
 	ssize_t n;
+	int ret;
 
 	if (nr == 0)
 		return -EINVAL;
+	/* Queued cancels first: no record of a cancelled timeout is read. */
+	ret = twheel_flush(tw);
+	if (ret < 0)
+		return ret;
 	n = read(tw->fd, ev, (size_t)nr * sizeof(*ev));
 	if (n < 0)
 		return -errno;
@@ -303,8 +435,10 @@ int twheel_fill(struct twheel *tw)
 	int n;
 
 	/* Records not yet iterated are kept: read only when all are used. */
-	if (tw->ev_pos < tw->ev_nr)
-		return (int)(tw->ev_nr - tw->ev_pos);
+	if (tw->ev_pos < tw->ev_nr) {
+		n = twheel_flush(tw);
+		return n < 0 ? n : (int)(tw->ev_nr - tw->ev_pos);
+	}
 	tw->ev_nr = 0;
 	tw->ev_pos = 0;
 	n = twheel_read(tw, tw->ev, TWHEEL_EVBUF);
@@ -316,9 +450,14 @@ int twheel_fill(struct twheel *tw)
 
 const struct twheel_event *twheel_next_event(struct twheel *tw)
 {
-	if (tw->ev_pos >= tw->ev_nr)
-		return NULL;
-	return &tw->ev[tw->ev_pos++];
+	const struct twheel_event *ev;
+
+	do {
+		if (tw->ev_pos >= tw->ev_nr)
+			return NULL;
+		ev = &tw->ev[tw->ev_pos++];
+	} while (!ev->handle);	/* dropped by forget_buffered() */
+	return ev;
 }
 
 int twheel_get_stats(struct twheel *tw, struct twheel_stats *st)
@@ -352,10 +491,21 @@ int twheel_drain(struct twheel *tw, struct twheel_get *entries, unsigned int nr,
 	return (int)d.filled;
 }
 
-uint64_t twheel_now_ns(void)
+uint64_t twheel_clock_ns(uint32_t arm_flags)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(arm_flags & TWHEEL_ARM_BOOTTIME ? CLOCK_BOOTTIME :
+		      CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t twheel_now_ns(void)
+{
+	return twheel_clock_ns(0);
+}
+
+const char *twheel_version(void)
+{
+	return TWHEEL_VERSION;
 }

@@ -11,10 +11,18 @@
  *   twheel_prep_cancel()   queue a cancel       }
  *   twheel_prep_get()      queue a look-up     /
  *   twheel_flush()         submit the queue in one TWHEEL_IOC_BATCH
- *   twheel_fill()          read() expiry records into the event buffer
+ *   twheel_fill()          flush, then read() expiry records into the
+ *                          event buffer
  *   twheel_for_each_event  iterate over them
  *   twheel_fd()            the file descriptor, for poll/epoll
  *   twheel_get_stats(), twheel_drain()   the file's counters, its timeouts
+ *   twheel_clock_ns()      now, in the clock of a timeout's arm flags
+ *   twheel_version()       the release of the library
+ *
+ * Cancel means gone, here too: twheel_fill() and twheel_read() submit the
+ * queued operations before they read, and a queued cancel or re-arm drops
+ * the records of its handle that twheel_fill() buffered and the program has
+ * not iterated yet. No record of a cancelled timeout reaches the program.
  *
  * Every function that can fail returns a negative errno; errno itself is
  * left alone. Thread safety: a struct twheel is not locked. Use one per
@@ -35,8 +43,6 @@
 extern "C" {
 #endif
 
-#define LIBTWHEEL_VERSION_MAJOR	1
-#define LIBTWHEEL_VERSION_MINOR	0
 
 /* Default device path and queue depth. */
 #define TWHEEL_DEVICE		"/dev/twheel"
@@ -55,10 +61,17 @@ struct twheel;
  * that is not live, ...), else 0, or for a cancel with TWHEEL_CANCEL_REPORT
  * a TWHEEL_CANCELLED_*, for a get a TWHEEL_STATE_*. @handle is the new
  * handle of an arm (0 if it failed), else the handle operated on. For a get
- * that succeeded, @cookie, @deadline, @period, @flags (TWHEEL_ARM_CPU,
- * TWHEEL_ARM_FIXED_DELAY, TWHEEL_ARM_BOOTTIME) and @cpu describe the
- * timeout; they are 0 for the other operations. The slot must stay valid
- * until the twheel_flush() that submits it returns.
+ * that succeeded, @cookie, @deadline (in the timeout's clock), @period,
+ * @flags (TWHEEL_ARM_CPU, TWHEEL_ARM_FIXED_DELAY, TWHEEL_ARM_BOOTTIME), @cpu
+ * and @remaining (ns from the flush to @deadline, read on the timeout's
+ * clock; 0 once it has passed) describe the timeout; they are 0 for the
+ * other operations. The slot must stay valid until the twheel_flush() that
+ * submits it returns.
+ *
+ * Growth: new fields take the room of @reserved, which the library always
+ * writes as zero, so the size of this structure does not change. (Programs
+ * built against libtwheel 1.0 pass the 48 bytes up to @remaining; the
+ * library writes only those for them.)
  */
 struct twheel_result {
 	uint64_t handle;
@@ -69,6 +82,8 @@ struct twheel_result {
 	uint64_t period;
 	uint32_t flags;
 	uint32_t cpu;
+	uint64_t remaining;
+	uint64_t reserved[5];
 };
 
 /* Open and handshake. @path NULL means TWHEEL_DEVICE; @depth 0 means
@@ -80,7 +95,10 @@ int twheel_fd(const struct twheel *tw);
 const struct twheel_info *twheel_get_info(const struct twheel *tw);
 int twheel_supports(const struct twheel *tw, uint32_t arm_flags);
 
-/* Queue; the queue is flushed automatically when it is full. */
+/*
+ * Queue; the queue is flushed automatically when it is full, and before
+ * every twheel_fill() and twheel_read().
+ */
 int twheel_prep_arm(struct twheel *tw, uint64_t cookie, uint64_t expires,
 		    uint64_t period, uint32_t flags, uint32_t cpu,
 		    struct twheel_result *res);
@@ -118,8 +136,20 @@ int twheel_get_stats(struct twheel *tw, struct twheel_stats *st);
 int twheel_drain(struct twheel *tw, struct twheel_get *entries, unsigned int nr,
 		 uint64_t *cursor, uint32_t flags);
 
-/* CLOCK_MONOTONIC now, in ns: the clock of every twheel time. */
+/*
+ * Now, in ns, in the clock of a timeout armed with @arm_flags:
+ * CLOCK_BOOTTIME with TWHEEL_ARM_BOOTTIME, else CLOCK_MONOTONIC. Deadlines
+ * (twheel_event.deadline and .expired, twheel_result.deadline) are in that
+ * clock, as the calling process sees it (its time namespace).
+ */
+uint64_t twheel_clock_ns(uint32_t arm_flags);
+
+/* CLOCK_MONOTONIC now, in ns: twheel_clock_ns(0). */
 uint64_t twheel_now_ns(void);
+
+/* The release of the library, e.g. "0.2.0": for messages, not for feature
+ * tests (twheel_get_info()->ioctls and ->arm_flags say what the module has). */
+const char *twheel_version(void);
 
 #ifdef __cplusplus
 }

@@ -8,12 +8,16 @@
  * again with the parameters it had. The guest's splat scan and kmemleak
  * check what the cycles leave behind.
  *
+ * A module parameter out of its range fails the load, and the kernel log
+ * says which range is allowed (bad_parameter_names_range).
+ *
  * Needs root and the modules in /lib/twheel (the guests of make check);
  * SKIPs otherwise. load_unload_churn runs 10 cycles; load_unload_full_size
  * runs TWHEEL_MODULE_CYCLES of them (make stress: 1000) and SKIPs when that
  * is not set.
  */
 #include <stdlib.h>
+#include <sys/klog.h>
 
 #include "twheel_util.h"
 
@@ -118,6 +122,61 @@ TEST_F_TIMEOUT(mod, load_unload_full_size, 3600)
 	if (!cycles || !*cycles)
 		SKIP(return, "make stress runs it (TWHEEL_MODULE_CYCLES)");
 	churn(_metadata, self, atol(cycles));
+}
+
+/* Whether a line of the kernel log holds both @a and @b. */
+static int klog_has(const char *a, const char *b)
+{
+	int len = klogctl(10, NULL, 0);	/* SYSLOG_ACTION_SIZE_BUFFER */
+	char *buf, *line, *save;
+	int n, found = 0;
+
+	if (len <= 0)
+		return 0;
+	buf = malloc(len + 1);
+	if (!buf)
+		return 0;
+	n = klogctl(3, buf, len);	/* SYSLOG_ACTION_READ_ALL */
+	buf[n > 0 ? n : 0] = 0;
+	for (line = strtok_r(buf, "\n", &save); line && !found;
+	     line = strtok_r(NULL, "\n", &save))
+		found = strstr(line, a) && strstr(line, b);
+	free(buf);
+	return found;
+}
+
+/*
+ * Each parameter, given a value outside its range (or no number at all),
+ * fails the load with -EINVAL, and the kernel log names the parameter, the
+ * value and the range allowed, not only the kernel's "invalid for
+ * parameter".
+ */
+TEST_F_TIMEOUT(mod, bad_parameter_names_range, 120)
+{
+	static const struct { const char *arg, *range; } bad[] = {
+		{ "tick_ns=49999", "allowed 50000..1000000000" },
+		{ "tick_ns=0", "allowed 50000..1000000000" },
+		{ "max_pending=0", "allowed 1..67108864" },
+		{ "max_pending=67108865", "allowed 1..67108864" },
+		{ "expire_budget=7", "allowed 8..65536" },
+		{ "expire_budget=65537", "allowed 8..65536" },
+		{ "max_user_timeouts=ten", "allowed 0..18446744073709551615" },
+	};
+	unsigned int i;
+
+	ASSERT_EQ(tw_unload_module("twheel"), 0);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		EXPECT_EQ(tw_load_module(TW_MODDIR "/twheel.ko", bad[i].arg),
+			  -EINVAL) {
+			TH_LOG("insmod twheel.ko %s", bad[i].arg);
+		}
+		EXPECT_EQ(access("/dev/twheel", F_OK), -1);
+		EXPECT_TRUE(klog_has(bad[i].arg, bad[i].range)) {
+			TH_LOG("no '%s ... %s' in the kernel log", bad[i].arg,
+			       bad[i].range);
+		}
+	}
+	/* The teardown loads it again with the parameters it had. */
 }
 
 /* Tests that need more than the harness's default timeout of 30 s. */

@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +25,10 @@
 #include "libtwheel.h"
 
 #define MS	1000000ULL
+
+#ifndef CLONE_NEWTIME
+#define CLONE_NEWTIME	0x00000080
+#endif
 
 static int failed;
 
@@ -416,6 +421,183 @@ static void test_stats_drain(void)
 	twheel_close(tw);
 }
 
+/* Sleep until @h's record is queued in the kernel (the file is NONBLOCK). */
+static void wait_ready(struct twheel *tw)
+{
+	struct pollfd pfd = { .fd = twheel_fd(tw), .events = POLLIN };
+
+	REQUIRE_EQ(poll(&pfd, 1, 10000), 1);
+}
+
+/*
+ * A cancel queued before twheel_fill() is submitted before the read: the
+ * record of the cancelled timeout, already queued in the kernel, is never
+ * read, and the cancel's result is in its slot when twheel_fill() returns.
+ */
+static void test_fill_flushes_first(void)
+{
+	struct twheel *tw = open_tw(0, TWHEEL_OPEN_NONBLOCK);
+	struct twheel_result a, c;
+	struct twheel_event ev;
+
+	REQUIRE_EQ(twheel_prep_arm(tw, 7, 1 * MS, 0, 0, 0, &a), 0);
+	REQUIRE_EQ(twheel_flush(tw), 1);
+	REQUIRE_EQ(a.result, 0);
+	wait_ready(tw);
+	memset(&c, 0xa5, sizeof(c));
+	REQUIRE_EQ(twheel_prep_cancel(tw, a.handle, 0, &c), 0);
+	CHECK_EQ(twheel_fill(tw), -EAGAIN);
+	CHECK(twheel_next_event(tw) == NULL);
+	CHECK_EQ(twheel_queued(tw), 0);
+	CHECK_EQ(c.result, 0);
+	CHECK_EQ(c.op, TWHEEL_OP_CANCEL);
+	/* twheel_read() too. */
+	REQUIRE_EQ(twheel_prep_arm(tw, 8, 1 * MS, 0, 0, 0, &a), 0);
+	REQUIRE_EQ(twheel_flush(tw), 1);
+	wait_ready(tw);
+	REQUIRE_EQ(twheel_prep_cancel(tw, a.handle, 0, &c), 0);
+	CHECK_EQ(twheel_read(tw, &ev, 1), -EAGAIN);
+	CHECK_EQ(twheel_queued(tw), 0);
+	CHECK_EQ(c.result, 0);
+	twheel_close(tw);
+}
+
+/*
+ * Records twheel_fill() already holds: one whose timeout is then cancelled
+ * or re-armed is not returned by twheel_next_event(); the others are.
+ */
+static void test_cancel_drops_buffered(void)
+{
+	struct twheel *tw = open_tw(0, TWHEEL_OPEN_NONBLOCK);
+	struct twheel_result r[3], c, rr;
+	const struct twheel_event *ev;
+	struct twheel_stats st;
+	uint64_t first, cancel = 0, rearm = 0;
+	int i, tries = 0, others = 0;
+
+	need_api3(tw);
+	for (i = 0; i < 3; i++)
+		REQUIRE_EQ(twheel_prep_arm(tw, i + 1, 1 * MS, 0, 0, 0, &r[i]), 0);
+	REQUIRE_EQ(twheel_flush(tw), 3);
+	/* All three fired and are queued: one read takes them. */
+	do {
+		usleep(10 * 1000);
+		REQUIRE_EQ(twheel_get_stats(tw, &st), 0);
+	} while (st.queued < 3 && tries++ < 1000);
+	REQUIRE_EQ(st.queued, 3);
+	REQUIRE_EQ(twheel_fill(tw), 3);
+	ev = twheel_next_event(tw);
+	REQUIRE_EQ(ev != NULL, 1);
+	first = ev->handle;
+	/* The two not yet iterated: cancel one, re-arm the other. */
+	for (i = 0; i < 3; i++) {
+		if (r[i].handle == first)
+			continue;
+		if (!cancel)
+			cancel = r[i].handle;
+		else
+			rearm = r[i].handle;
+	}
+	REQUIRE_EQ(twheel_prep_cancel(tw, cancel, 0, &c), 0);
+	REQUIRE_EQ(twheel_prep_rearm(tw, rearm, 10000 * MS, 0, &rr), 0);
+	twheel_for_each_event(tw, ev) {
+		printf("# record of %llu after its cancel or re-arm\n",
+		       (unsigned long long)ev->handle);
+		others++;
+	}
+	CHECK_EQ(others, 0);
+	CHECK_EQ(twheel_fill(tw), -EAGAIN);
+	/* Their records were read before the operations reached the kernel. */
+	CHECK_EQ(c.result, -ENOENT);
+	CHECK_EQ(rr.result, -ENOENT);
+	twheel_close(tw);
+}
+
+/* Each clock's now; a GET's remaining is read on the timeout's clock. */
+static void clocks_remaining(void)
+{
+	struct twheel *tw = open_tw(0, TWHEEL_OPEN_NONBLOCK);
+	struct twheel_result m, b, gm, gb;
+	struct timespec ts;
+	uint64_t mono, boot;
+
+	need_api3(tw);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	mono = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+	CHECK(twheel_clock_ns(0) >= mono);
+	CHECK(twheel_now_ns() >= mono);
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	boot = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+	CHECK(twheel_clock_ns(TWHEEL_ARM_BOOTTIME) >= boot);
+	CHECK(twheel_clock_ns(TWHEEL_ARM_BOOTTIME) < boot + 1000 * MS);
+	if (!twheel_supports(tw, TWHEEL_ARM_BOOTTIME)) {
+		printf("# no TWHEEL_ARM_BOOTTIME\n");
+		exit(SKIP_EXIT);
+	}
+	REQUIRE_EQ(twheel_prep_arm(tw, 1, 10000 * MS, 0, 0, 0, &m), 0);
+	REQUIRE_EQ(twheel_prep_arm(tw, 2, 10000 * MS, 0, TWHEEL_ARM_BOOTTIME, 0, &b), 0);
+	REQUIRE_EQ(twheel_flush(tw), 2);
+	memset(&gb, 0xa5, sizeof(gb));
+	REQUIRE_EQ(twheel_prep_get(tw, m.handle, &gm), 0);
+	REQUIRE_EQ(twheel_prep_get(tw, b.handle, &gb), 0);
+	REQUIRE_EQ(twheel_flush(tw), 2);
+	REQUIRE_EQ(gb.result, TWHEEL_STATE_ARMED);
+	CHECK(gb.flags & TWHEEL_ARM_BOOTTIME);
+	CHECK(gb.deadline >= boot + 10000 * MS);
+	/* Up to 10 s, and not a BOOTTIME deadline minus a MONOTONIC now. */
+	CHECK(gb.remaining <= 10000 * MS);
+	CHECK(gb.remaining > 9000 * MS);
+	CHECK(gm.remaining <= 10000 * MS);
+	CHECK(gm.remaining > 9000 * MS);
+	CHECK_EQ(gb.reserved[0] | gb.reserved[4], 0);
+	CHECK_EQ(m.remaining, 0);	/* only a GET has it */
+	twheel_close(tw);
+}
+
+/*
+ * In a time namespace whose CLOCK_BOOTTIME is 1000 s ahead of its
+ * CLOCK_MONOTONIC, as after a long suspend: a BOOTTIME deadline read
+ * against the MONOTONIC clock would be 1000 s off.
+ */
+static void test_clocks_remaining(void)
+{
+	int fd, status;
+	pid_t pid;
+
+	if (unshare(CLONE_NEWTIME)) {
+		printf("# no time namespaces here: %s\n", strerror(errno));
+		exit(SKIP_EXIT);
+	}
+	fd = open("/proc/self/timens_offsets", O_WRONLY | O_CLOEXEC);
+	REQUIRE_EQ(fd >= 0, 1);
+	REQUIRE_EQ(write(fd, "boottime 1000 0\n", 16), 16);
+	close(fd);
+	fflush(stdout);
+	pid = fork();
+	REQUIRE_EQ(pid >= 0, 1);
+	if (!pid) {
+		clocks_remaining();
+		fflush(stdout);
+		_exit(failed);
+	}
+	REQUIRE_EQ(waitpid(pid, &status, 0), pid);
+	if (WIFEXITED(status) && WEXITSTATUS(status) == SKIP_EXIT)
+		exit(SKIP_EXIT);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+/* The release the library was built as, the one of kmod/VERSION. */
+static void test_version(void)
+{
+	const char *v = twheel_version();
+	unsigned int a, b, c;
+	char end;
+
+	CHECK(v != NULL);
+	if (v)
+		CHECK_EQ(sscanf(v, "%u.%u.%u%c", &a, &b, &c, &end), 3);
+}
+
 struct test {
 	const char *name;
 	void (*fn)(void);
@@ -434,6 +616,10 @@ static const struct test tests[] = {
 	{ "cancel_report", test_cancel_report },
 	{ "get", test_get },
 	{ "stats_drain", test_stats_drain },
+	{ "fill_flushes_first", test_fill_flushes_first },
+	{ "cancel_drops_buffered", test_cancel_drops_buffered },
+	{ "clocks_remaining", test_clocks_remaining },
+	{ "version", test_version },
 };
 
 static int selected(const char *name, int argc, char **argv)
