@@ -91,7 +91,8 @@ bench:
 # The files they install live in packaging/; the library in lib/, the CLI
 # in cli/, the man pages' sources in man/.
 
-TWHEEL_VERSION := 0.1.0
+# twheel's one version (module, library, pkg-config, packages, CLI).
+TWHEEL_VERSION := $(shell cat kmod/VERSION)
 PREFIX ?= /usr
 DESTDIR ?=
 BINDIR ?= $(PREFIX)/bin
@@ -112,8 +113,13 @@ PKG_OUT := build/pkg
 # UTS_RELEASE, as modules_install uses it (Debian's headers have the upstream
 # version in include/config/kernel.release, e.g. 6.1.192 for 6.1.0-57-amd64).
 KRELEASE = $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' $(KDIR)/include/generated/utsrelease.h 2>/dev/null)
-# Module source tree for DKMS: everything `make modules` needs.
-DKMS_FILES = Kbuild Makefile kmod uapi $(wildcard samples)
+# Module source tree for DKMS: what `make modules` needs for twheel.ko alone
+# (no samples/: the top-level Kbuild builds them only where they are), and
+# none of the last build's products, kmod/compat-generated/ (probe results of
+# one kernel) included. packaging/dkms-test.sh checks the list.
+DKMS_FILES = Kbuild Makefile kmod uapi
+DKMS_EXCLUDE = '*.o' '*.ko' '*.mod' '*.mod.c' '.*.cmd' '.*.d' '*.a' modules.order \
+	       Module.symvers compat-generated
 LIB_VARS = PREFIX=$(PREFIX) LIBDIR=$(LIBDIR) INCLUDEDIR=$(INCLUDEDIR) DESTDIR=$(DESTDIR)
 
 .PHONY: lib cli man install install-module install-data install-dkms-source \
@@ -177,14 +183,18 @@ uninstall:
 install-dkms-source: $(PKG_OUT)/dkms.conf
 	rm -rf $(DESTDIR)$(DKMS_SRCDIR)
 	install -d $(DESTDIR)$(DKMS_SRCDIR)
-	tar -cf - --exclude='*.o' --exclude='*.ko' --exclude='*.mod' --exclude='*.mod.c' \
-		--exclude='.*.cmd' --exclude='.*.d' --exclude='*.a' --exclude=modules.order \
-		--exclude=Module.symvers --exclude=bench $(DKMS_FILES) | tar -xf - -C $(DESTDIR)$(DKMS_SRCDIR)
+	tar -cf - $(addprefix --exclude=,$(DKMS_EXCLUDE)) $(DKMS_FILES) | \
+		tar -xf - -C $(DESTDIR)$(DKMS_SRCDIR)
 	install -m 0644 $(PKG_OUT)/dkms.conf $(DESTDIR)$(DKMS_SRCDIR)/dkms.conf
 
 # DKMS builds and installs the module for KDIR's kernel now and for every
-# kernel installed later (with its headers).
+# kernel installed later (with its headers). Run again, it replaces what the
+# last run added (dkms add refuses a version it already has).
 dkms-install: install-dkms-source install-data
+	@if [ -n "$$(dkms status -m twheel -v $(TWHEEL_VERSION))" ]; then \
+		echo dkms remove -m twheel -v $(TWHEEL_VERSION) --all; \
+		dkms remove -m twheel -v $(TWHEEL_VERSION) --all; \
+	fi
 	dkms add -m twheel -v $(TWHEEL_VERSION)
 	dkms install -m twheel -v $(TWHEEL_VERSION) $(if $(KRELEASE),-k $(KRELEASE))
 

@@ -141,10 +141,44 @@ static_build() {
 	fi
 }
 
+# One check of the userspace side, by its command; pass when it exits 0.
+static_cmd() {
+	local label=$1 log=$OUTDIR/static/$2.log
+	shift 2
+	if (cd "$TWHEEL_ROOT" && "$@") >"$log" 2>&1; then
+		record pass static - "$label"
+	else
+		head -n 20 "$log" >&2
+		record fail static - "$label: see $log"
+	fi
+}
+
+# The docs against the ABI header, the CLI's completion, the DKMS tree.
+static_userland() {
+	mkdir -p "$OUTDIR/static"
+	static_cmd "every constant, structure and field of uapi/linux/twheel.h in twheel(4) and Documentation/uapi.rst, and no page names one that does not exist (make -C man check)" \
+		uapi-docs make -C man check
+	static_cmd "bash completion of twheel (make -C cli check)" completion make -C cli check
+	static_cmd "make dkms-install copies only the module's source and runs twice (packaging/dkms-test.sh)" \
+		dkms-files packaging/dkms-test.sh
+}
+
+# kmod/VERSION against the packages, pkg-config, the library, the CLI and
+# the modules the static builds made.
+static_version() {
+	local k kos=()
+	for k in $KERNELS; do
+		[ ! -f "$(kmod_build_dir "$k")/kmod/twheel.ko" ] || kos+=("$(kmod_build_dir "$k")/kmod/twheel.ko")
+	done
+	static_cmd "one version: changelog, dkms.conf, libtwheel.pc, twheel --version, twheel_version() and modinfo of ${#kos[@]} modules agree with kmod/VERSION (packaging/version-test.sh)" \
+		version packaging/version-test.sh "${kos[@]+"${kos[@]}"}"
+}
+
 run_static() {
 	phase "static checks"
 	static_checkpatch
 	static_kerneldoc
+	static_userland
 	local k
 	for k in $KERNELS; do
 		# A built kernel has KUnit: its build also compiles the *_kunit modules.
@@ -156,6 +190,7 @@ run_static() {
 		# build then has nothing left to compile (one build per kernel).
 		static_build "$k" W1-sparse "$(kmod_build_dir "$k")" C=2 W=1
 	done
+	static_version
 }
 
 # Build (or find in the cache) a kernel of type "build".
