@@ -55,7 +55,7 @@ rec() { record "$1" install "$2" "$3"; }
 SUDO=()
 [ "$(id -u)" = 0 ] || SUDO=(sudo)
 
-version=$(sed -n 's/^TWHEEL_VERSION := //p' "$TWHEEL_ROOT/Makefile")
+version=$(cat "$TWHEEL_ROOT/kmod/VERSION")
 
 build_debs() {
 	log "install: make deb"

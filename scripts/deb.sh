@@ -22,10 +22,10 @@ set -euo pipefail
 LINTIAN=1
 [ "${1:-}" != --no-lintian ] || LINTIAN=0
 
-version=$(sed -n 's/^TWHEEL_VERSION := //p' "$TWHEEL_ROOT/Makefile")
+version=$(cat "$TWHEEL_ROOT/kmod/VERSION")
 debver=$(dpkg-parsechangelog -l "$TWHEEL_ROOT/packaging/debian/changelog" -S Version)
 [ "${debver%%-*}" = "$version" ] ||
-	die "deb: packaging/debian/changelog says $debver, the Makefile's TWHEEL_VERSION is $version"
+	die "deb: packaging/debian/changelog says $debver, kmod/VERSION is $version"
 
 out=$TWHEEL_BUILD/deb
 src=$out/twheel-$version
