@@ -32,8 +32,9 @@ chmod +x "$TMP/bin/dkms"
 export DKMS_TEST_STATE=$TMP/dkms-state
 
 # A tree with the products of a build in it, as after `make` or make check.
-cp -a "$ROOT" "$TMP/src"
-rm -rf "$TMP/src/build" "$TMP/src/.git"
+mkdir "$TMP/src"
+(cd "$ROOT" && tar --exclude=./build --exclude=./.git --exclude='./*/out' -cf - .) |
+	tar -xf - -C "$TMP/src"
 mkdir -p "$TMP/src/kmod/compat-generated"
 : >"$TMP/src/kmod/compat-generated/twheel_compat_probes.h"
 : >"$TMP/src/kmod/wheel.o"
