@@ -153,12 +153,15 @@ static_cmd() {
 	fi
 }
 
-# The docs against the ABI header, the CLI's completion, the DKMS tree.
+# The docs against the ABI header, the CLI's completion, the library's
+# symbols, the DKMS tree.
 static_userland() {
 	mkdir -p "$OUTDIR/static"
 	static_cmd "every constant, structure and field of uapi/linux/twheel.h in twheel(4) and Documentation/uapi.rst, and no page names one that does not exist (make -C man check)" \
 		uapi-docs make -C man check
 	static_cmd "bash completion of twheel (make -C cli check)" completion make -C cli check
+	static_cmd "libtwheel.so.1 exports the name@version pairs of libtwheel1.symbols (make -C lib check)" \
+		lib-symbols make -C lib check
 	static_cmd "make dkms-install copies only the module's source and runs twice (packaging/dkms-test.sh)" \
 		dkms-files packaging/dkms-test.sh
 }
