@@ -430,15 +430,28 @@ int twheel_read(struct twheel *tw, struct twheel_event *ev, unsigned int nr)
 	return (int)(n / (ssize_t)sizeof(*ev));
 }
 
+/* Buffered records not iterated yet, less those forget_buffered() dropped. */
+static unsigned int buffered(const struct twheel *tw)
+{
+	unsigned int i, n = 0;
+
+	for (i = tw->ev_pos; i < tw->ev_nr; i++)
+		n += tw->ev[i].handle != 0;
+	return n;
+}
+
 int twheel_fill(struct twheel *tw)
 {
+	unsigned int left;
 	int n;
 
+	n = twheel_flush(tw);
+	if (n < 0)
+		return n;
 	/* Records not yet iterated are kept: read only when all are used. */
-	if (tw->ev_pos < tw->ev_nr) {
-		n = twheel_flush(tw);
-		return n < 0 ? n : (int)(tw->ev_nr - tw->ev_pos);
-	}
+	left = buffered(tw);
+	if (left)
+		return (int)left;
 	tw->ev_nr = 0;
 	tw->ev_pos = 0;
 	n = twheel_read(tw, tw->ev, TWHEEL_EVBUF);
