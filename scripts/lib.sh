@@ -133,9 +133,12 @@ kernel_packages() {
 # Where the module tree for kernel $1 is copied and built.
 kmod_build_dir() { printf '%s/kmod-%s\n' "$TWHEEL_BUILD" "$1"; }
 
-# Copy $1 (a directory) into $2 file by file, keeping mtimes, touching only
-# files whose content changed and deleting files that vanished from $1, so
-# that kbuild in $2 stays incremental.  Build products in $1 are not copied.
+# Copy $1 (a directory) into $2 file by file, touching only files whose
+# content changed and deleting files that vanished from $1, so that kbuild
+# in $2 stays incremental.  A changed file gets the time of the copy, not
+# its own: a tree whose files are older than the objects built in $2 from
+# another tree (check.sh --module-src) must still be rebuilt.  Build
+# products in $1 are not copied.
 sync_tree() {
 	local src=$1 dst=$2 f
 	mkdir -p "$dst"
@@ -145,7 +148,7 @@ sync_tree() {
 	while IFS= read -r f; do
 		if ! cmp -s "$src/$f" "$dst/$f"; then
 			mkdir -p "$(dirname "$dst/$f")"
-			cp -p "$src/$f" "$dst/$f"
+			cp "$src/$f" "$dst/$f"
 		fi
 	done <"$dst/.twheel-manifest.new"
 	if [ -f "$dst/.twheel-manifest" ]; then
