@@ -632,6 +632,143 @@ static void api_storm_on_both_clocks_shares_the_cpu(struct kunit *test)
 	KUNIT_EXPECT_GE(test, boot_early, STORM_PER_CLOCK / 4);
 }
 
+/*
+ * Two owners on one CPU: TURNS_STORM timeouts of one queue all due at once,
+ * each callback busy for TURNS_CB_US, and one timeout of another queue due
+ * TURNS_LATER_MS after them. The owners' wheels take turns, so once the
+ * bystander is due it waits at most for the rest of the run in progress
+ * (at most expire_budget callbacks, 256 by default) and one turn of the
+ * storm: it runs while the storm still runs. (With one expired list for
+ * all, it waits for the whole storm.)
+ */
+#define TURNS_STORM		1500U
+#define TURNS_CB_US		40U
+#define TURNS_LATER_MS		20U
+
+struct turns_ctx {
+	u64 bystander_due;
+	atomic_t storm_ran;
+	atomic_t storm_after_due;
+	atomic_t bystander_ran;
+	int storm_before_bystander;
+};
+
+struct turns_item {
+	struct twheel_timeout t;
+	struct turns_ctx *ctx;
+};
+
+static void turns_storm_fn(struct twheel_timeout *t)
+{
+	struct turns_ctx *ctx = container_of(t, struct turns_item, t)->ctx;
+
+	if (!atomic_read(&ctx->bystander_ran) &&
+	    ktime_get_ns() >= ctx->bystander_due)
+		atomic_inc(&ctx->storm_after_due);
+	udelay(TURNS_CB_US);
+	atomic_inc(&ctx->storm_ran);
+}
+
+static void turns_bystander_fn(struct twheel_timeout *t)
+{
+	struct turns_ctx *ctx = container_of(t, struct turns_item, t)->ctx;
+
+	ctx->storm_before_bystander = atomic_read(&ctx->storm_ran);
+	atomic_set(&ctx->bystander_ran, 1);
+}
+
+static void api_owners_take_turns(struct kunit *test)
+{
+	unsigned int cpu = cpumask_last(cpu_online_mask), i;
+	struct turns_item *items = test_vzalloc(test, (TURNS_STORM + 1) *
+						sizeof(*items));
+	struct turns_ctx *ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
+	struct turns_item *by = &items[TURNS_STORM];
+	u64 due = ktime_get_ns() + 500 * NSEC_PER_MSEC;
+	int storm_q = tw_queue_get(), by_q = tw_queue_get();
+
+	KUNIT_ASSERT_NOT_NULL(test, ctx);
+	KUNIT_ASSERT_GT(test, storm_q, 0);
+	KUNIT_ASSERT_GT(test, by_q, 0);
+	KUNIT_EXPECT_NE(test, storm_q, by_q);
+	ctx->bystander_due = tw_tick_to_ns(tw_ns_to_tick(due +
+					   TURNS_LATER_MS * NSEC_PER_MSEC));
+	for (i = 0; i <= TURNS_STORM; i++) {
+		items[i].ctx = ctx;
+		twheel_timeout_init(&items[i].t, i < TURNS_STORM ?
+				    turns_storm_fn : turns_bystander_fn);
+		tw_set_queue(&items[i].t, i < TURNS_STORM ? storm_q : by_q);
+	}
+	for (i = 0; i < TURNS_STORM; i++)
+		KUNIT_ASSERT_EQ(test, twheel_arm_abs(&items[i].t, due, cpu), 0);
+	KUNIT_ASSERT_EQ(test, twheel_arm_abs(&by->t, ctx->bystander_due, cpu),
+			0);
+	if (ktime_get_ns() >= due)
+		kunit_info(test, "arming %u took more than 500 ms\n",
+			   TURNS_STORM);
+	while (atomic_read(&ctx->storm_ran) < TURNS_STORM &&
+	       ktime_get_ns() < due + 20 * NSEC_PER_SEC)
+		msleep(20);
+	for (i = 0; i <= TURNS_STORM; i++)
+		twheel_cancel_sync(&items[i].t);
+	tw_queue_put(storm_q);
+	tw_queue_put(by_q);
+	kunit_info(test, "CPU %u: the bystander ran after %d of %u storm callbacks, %d of them after it was due\n",
+		   cpu, ctx->storm_before_bystander, TURNS_STORM,
+		   atomic_read(&ctx->storm_after_due));
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->bystander_ran), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->storm_ran), (int)TURNS_STORM);
+	KUNIT_EXPECT_LT(test, ctx->storm_before_bystander, (int)TURNS_STORM);
+	KUNIT_EXPECT_LE(test, atomic_read(&ctx->storm_after_due), 256 + 2);
+}
+
+/*
+ * A client that passes a @now_ns far ahead of the clock (the wrong clock,
+ * say) must not move the wheel's clock: another timeout armed after it on
+ * the same CPU must still not fire early.
+ */
+static void api_mod_now_ahead_moves_no_clock(struct kunit *test)
+{
+	struct probe *wrong = new_probe(test), *p = new_probe(test);
+	unsigned int cpu = cpumask_first(cpu_online_mask);
+	u64 ahead = ktime_get_ns() + 10 * NSEC_PER_SEC;
+
+	wrong->deadline = ahead + NSEC_PER_MSEC;
+	KUNIT_ASSERT_EQ(test, twheel_mod(&wrong->t, wrong->deadline, ahead,
+					 cpu, 0), 0);
+	p->deadline = ktime_get_ns() + 100 * NSEC_PER_MSEC;
+	KUNIT_ASSERT_EQ(test, twheel_arm_abs(&p->t, p->deadline, cpu), 0);
+	KUNIT_EXPECT_NE(test, wait_for_completion_timeout(&p->done, 5 * HZ),
+			0UL);
+	twheel_cancel_sync(&wrong->t);
+	twheel_cancel_sync(&p->t);
+	KUNIT_EXPECT_EQ(test, atomic_read(&p->fired), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&p->early), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&wrong->fired), 0);
+}
+
+/* tw_in_callback(): true inside a timeout's callback, false outside. */
+static atomic_t in_callback_seen;
+
+static void in_callback_fn(struct twheel_timeout *t)
+{
+	atomic_set(&in_callback_seen, tw_in_callback() ? 1 : 2);
+}
+
+static void api_in_callback_known(struct kunit *test)
+{
+	struct probe *p = new_probe(test);
+
+	atomic_set(&in_callback_seen, 0);
+	twheel_timeout_init(&p->t, in_callback_fn);
+	KUNIT_EXPECT_FALSE(test, tw_in_callback());
+	KUNIT_ASSERT_EQ(test, twheel_arm(&p->t, NSEC_PER_MSEC), 0);
+	msleep(50);
+	twheel_cancel_sync(&p->t);
+	KUNIT_EXPECT_EQ(test, atomic_read(&in_callback_seen), 1);
+	KUNIT_EXPECT_FALSE(test, tw_in_callback());
+}
+
 /* 100,000 timeouts: each fires exactly once, never early, bounded late. */
 struct load_item {
 	struct twheel_timeout t;
@@ -957,6 +1094,9 @@ static struct kunit_case api_cases[] = {
 	KUNIT_CASE(api_cancel_sync_from_fifo_task),
 	KUNIT_CASE(api_boottime_timeout_on_boottime_base),
 	KUNIT_CASE(api_storm_on_both_clocks_shares_the_cpu),
+	KUNIT_CASE(api_owners_take_turns),
+	KUNIT_CASE(api_mod_now_ahead_moves_no_clock),
+	KUNIT_CASE(api_in_callback_known),
 	{}
 };
 

@@ -9,24 +9,36 @@
  * housekeeping CPU, as the kernel's own timers do (tw_target_base() in
  * wheel.c, inlined into every arm).
  *
+ * Queues
+ * ------
+ * Each base has a wheel per owner's queue (struct tw_wheel): queue 0, the
+ * kernel clients', is part of the base; the others are handed to the users
+ * of /dev/twheel by tw_queue_get(), the least used first, and get a wheel
+ * on every base when first used, kept until the module is unloaded.
+ *
  * CPU hotplug
  * -----------
  * When a CPU goes down its bases stop taking timeouts, their hrtimers are
  * cancelled and every queued timeout moves to an online CPU's base of the
- * same clock, keeping
+ * same clock (one that takes timers: tw_other_cpu()), keeping
  * its tick, TW_LOCKED_CHUNK at a time with both base locks held, so no
  * interrupts-off section grows with the number of timeouts. Between chunks
  * the timeouts not yet moved stay on the old base, whose lock still guards
  * them: a cancel or re-arm meanwhile finds them there. When the CPU comes
  * back its bases start empty at the current tick.
  *
- * Locking: the bases' own locks (wheel.c); two bases are locked in CPU order.
+ * Locking: the bases' own locks (wheel.c); two bases are locked in CPU
+ * order. tw_queue_lock (a mutex) guards the queues' user counts and their
+ * installation; a base's wheel pointers change under its lock.
  */
 #include <linux/cpu.h>
 #include <linux/cpuhotplug.h>
 #include <linux/hrtimer.h>
 #include <linux/percpu.h>
+#include <linux/mutex.h>
 #include <linux/sched.h>
+#include <linux/sched/isolation.h>
+#include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/timekeeping.h>
 #include <kunit/visibility.h>
@@ -98,22 +110,20 @@ bool tw_base_timer_armed(unsigned int cpu, enum tw_clock clock)
 EXPORT_SYMBOL_IF_KUNIT(tw_base_timer_armed);
 #endif
 
-/* First queued timeout of @base, in expiry order as far as is cheap. */
-static struct twheel_timeout *first_queued(struct tw_base *base)
+/* First queued timeout of @w, in expiry order as far as is cheap. */
+static struct twheel_timeout *first_queued(struct tw_wheel *w)
 {
 	unsigned int lvl, idx;
 
-	if (!hlist_empty(&base->expired))
-		return hlist_entry(base->expired.first, struct twheel_timeout,
+	if (!hlist_empty(&w->expired))
+		return hlist_entry(w->expired.first, struct twheel_timeout,
 				   entry);
-	if (!hlist_empty(&base->cascade))
-		return hlist_entry(base->cascade.first, struct twheel_timeout,
+	if (!hlist_empty(&w->cascade))
+		return hlist_entry(w->cascade.first, struct twheel_timeout,
 				   entry);
-	if (!base->levels_map)
-		return NULL;
-	lvl = __ffs(base->levels_map);
-	idx = lvl * TW_LVL_SIZE + __ffs64(base->occupied[lvl]);
-	return hlist_entry(base->buckets[idx].first, struct twheel_timeout,
+	lvl = __ffs(w->levels_map);
+	idx = lvl * TW_LVL_SIZE + __ffs64(w->occupied[lvl]);
+	return hlist_entry(w->buckets[idx].first, struct twheel_timeout,
 			   entry);
 }
 
@@ -133,15 +143,13 @@ static void lock_two(struct tw_base *a, struct tw_base *b)
  */
 static bool migrate_chunk(struct tw_base *from, struct tw_base *to)
 {
-	struct twheel_timeout *t = NULL;
+	struct twheel_timeout *t;
 	unsigned int n;
 	bool more;
 
 	lock_two(from, to);
-	for (n = 0; n < TW_LOCKED_CHUNK; n++) {
-		t = first_queued(from);
-		if (!t)
-			break;
+	for (n = 0; n < TW_LOCKED_CHUNK && from->active; n++) {
+		t = first_queued(from->wheels[__ffs(from->active)]);
 		tw_dequeue(from, t);
 		WRITE_ONCE(t->flags, (t->flags & ~TW_F_CPU_MASK) | to->cpu);
 		tw_enqueue(to, t);
@@ -157,13 +165,17 @@ static bool migrate_chunk(struct tw_base *from, struct tw_base *to)
 static int tw_cpu_online(unsigned int cpu)
 {
 	enum tw_clock clock;
+	unsigned int q;
 
 	for (clock = 0; clock < TW_NR_CLOCKS; clock++) {
 		struct tw_base *base = tw_base_of(cpu, clock);
 		u64 now = tw_ns_to_tick_floor(tw_clock_ns(clock));
 
 		raw_spin_lock_irq(&base->lock);
-		base->clk = max(base->clk, now);
+		for (q = 0; q < TW_NR_QUEUES; q++)
+			if (base->wheels[q])
+				base->wheels[q]->clk =
+					max(base->wheels[q]->clk, now);
 		base->last_fire = 0;
 		base->programmed = U64_MAX;
 		WRITE_ONCE(base->online, true);
@@ -187,9 +199,30 @@ static void base_offline(struct tw_base *base, unsigned int target)
 		cond_resched();
 }
 
+/**
+ * tw_other_cpu() - where timeouts go when they cannot stay on a CPU
+ * @cpu: the CPU they leave (going down, or not taking timeouts)
+ *
+ * An online CPU other than @cpu that is not isolated from timers, as
+ * hrtimers_cpu_dying() picks for the hrtimers of a dying CPU; any other
+ * online CPU if there is none.
+ *
+ * Return: the CPU, or nr_cpu_ids if @cpu is the only one online.
+ */
+unsigned int tw_other_cpu(unsigned int cpu)
+{
+	unsigned int other;
+
+	for_each_cpu_and(other, cpu_online_mask,
+			 housekeeping_cpumask(HK_TYPE_TIMER))
+		if (other != cpu)
+			return other;
+	return cpumask_any_but(cpu_online_mask, cpu);
+}
+
 static int tw_cpu_offline(unsigned int cpu)
 {
-	unsigned int target = cpumask_any_but(cpu_online_mask, cpu);
+	unsigned int target = tw_other_cpu(cpu);
 	enum tw_clock clock;
 
 	for (clock = 0; clock < TW_NR_CLOCKS; clock++)
@@ -211,6 +244,94 @@ static void base_setup(unsigned int cpu, enum tw_clock clock)
 	hrtimer_setup(&base->timer, tw_hrtimer_fn, tw_clockids[clock],
 		      HRTIMER_MODE_ABS_PINNED_SOFT);
 	INIT_CSD(&base->kick_csd, tw_kick_fn, base);
+}
+
+/*
+ * The queues of /dev/twheel's users: how many users each serves, and
+ * whether its wheels are on every base. Guarded by tw_queue_lock.
+ */
+static DEFINE_MUTEX(tw_queue_lock);
+static unsigned int tw_queue_users[TW_NR_QUEUES];
+static bool tw_queue_ready[TW_NR_QUEUES];
+
+/* Give every base a wheel for @queue; a retry installs what is missing. */
+static int queue_install(unsigned int queue)
+{
+	enum tw_clock clock;
+	struct tw_wheel *w;
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu) {
+		for (clock = 0; clock < TW_NR_CLOCKS; clock++) {
+			struct tw_base *base = tw_base_of(cpu, clock);
+
+			if (base->wheels[queue])
+				continue;
+			w = kzalloc_node(sizeof(*w), GFP_KERNEL,
+					 cpu_to_node(cpu));
+			if (!w)
+				return -ENOMEM;
+			tw_wheel_init(w, tw_ns_to_tick_floor(tw_clock_ns(clock)));
+			raw_spin_lock_irq(&base->lock);
+			base->wheels[queue] = w;
+			raw_spin_unlock_irq(&base->lock);
+		}
+	}
+	return 0;
+}
+
+/**
+ * tw_queue_get() - a queue for a new owner of timeouts
+ *
+ * The least used of queues 1 to TW_NR_QUEUES - 1: each owner has one to
+ * itself until there are more owners than queues. A queue's wheels, one
+ * per base, are allocated when it is first used and kept until the module
+ * is unloaded: at most TW_NR_QUEUES - 1 wheels per base.
+ *
+ * Context: process context; sleeps.
+ * Return: the queue, or -ENOMEM.
+ */
+int tw_queue_get(void)
+{
+	unsigned int q, best = 1;
+	int ret;
+
+	mutex_lock(&tw_queue_lock);
+	for (q = 2; q < TW_NR_QUEUES; q++)
+		if (tw_queue_users[q] < tw_queue_users[best])
+			best = q;
+	ret = tw_queue_ready[best] ? 0 : queue_install(best);
+	if (!ret) {
+		tw_queue_ready[best] = true;
+		tw_queue_users[best]++;
+		ret = best;
+	}
+	mutex_unlock(&tw_queue_lock);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(tw_queue_get);
+
+/**
+ * tw_queue_put() - an owner from tw_queue_get() has no timeouts any more
+ * @queue: its queue
+ *
+ * Context: process context; sleeps.
+ */
+void tw_queue_put(unsigned int queue)
+{
+	mutex_lock(&tw_queue_lock);
+	tw_queue_users[queue]--;
+	mutex_unlock(&tw_queue_lock);
+}
+EXPORT_SYMBOL_IF_KUNIT(tw_queue_put);
+
+/* Free the wheels queue_install() gave @base. */
+static void base_free_wheels(struct tw_base *base)
+{
+	unsigned int q;
+
+	for (q = 1; q < TW_NR_QUEUES; q++)
+		kfree(base->wheels[q]);
 }
 
 /**
@@ -259,8 +380,11 @@ void tw_exit(void)
 	cpuhp_remove_state(tw_hp_state);
 	/* Every base is offline: no kick is sent any more; let the last end. */
 	tw_kicks_drain();
-	for_each_possible_cpu(cpu)
-		for (clock = 0; clock < TW_NR_CLOCKS; clock++)
+	for_each_possible_cpu(cpu) {
+		for (clock = 0; clock < TW_NR_CLOCKS; clock++) {
 			WARN_ON_ONCE(tw_base_of(cpu, clock)->nr_pending);
+			base_free_wheels(tw_base_of(cpu, clock));
+		}
+	}
 	free_percpu(tw_bases);
 }

@@ -31,11 +31,19 @@ struct twdev_user;
 /* A slot that reached this generation is retired (dev_file.c). */
 #define TWDEV_GEN_LAST		(U32_MAX - 1)
 
+/* Users a file charges at most: user namespaces nest 32 deep below init. */
+#define TWDEV_USER_LEVELS	33
+
 /* Dead timeouts a file keeps for reuse (still charged to its memcg). */
 #define TWDEV_FREE_MAX		1024U
 
 /* Slot mark of a timeout whose record is waiting to be read. */
 #define TWDEV_READY		XA_MARK_1
+/*
+ * xarray mark of a spare slot: its timeout was freed and the entry is
+ * xa_mk_value() of the slot's last generation, for the next timeout there.
+ */
+#define TWDEV_SPARE		XA_MARK_2
 
 /**
  * struct twdev_counters - a file's counters (TWHEEL_IOC_STATS)
@@ -56,21 +64,23 @@ struct twdev_counters {
 /**
  * struct twdev_file - private context of one open /dev/twheel file
  * @lock: serialises every ioctl and read() of the file
- * @timeouts: slot -> struct twdev_timeout, live, cached or retired;
+ * @timeouts: slot -> struct twdev_timeout, live, cached or retired, or the
+ *	last generation of a spare slot (TWDEV_SPARE);
  *	its xa_lock also guards the ready marks, @nr_queued and each
  *	timeout's expiry time
  * @wqh: readers and pollers wait here for a record
  * @waker: wakes @wqh once per expiry run of the file's timeouts
  * @waker_armed: bit 0 set while @waker is armed or about to be
- * @user: the user the file's timeouts are charged to (its opener)
+ * @users: the users the file's timeouts are charged to: its opener's real
+ *	user ID first, then the owners of the opener's user namespace and of
+ *	each one above it, each once (as the kernel's ucounts charge)
+ * @nr_users: how many of @users there are
  * @free: dead timeouts kept for reuse, each with its slot (under @lock)
  * @nr_queued: records ready to be read (written under the xa_lock)
  * @nr_live: live handles; at most @max_pending (under @lock)
  * @nr_free: timeouts on @free (under @lock)
  * @max_pending: the per-file limit, from the max_pending module parameter
  * @key: random; the upper half of every handle is XORed with it
- * @gen_floor: highest generation of a slot given back to the xarray; a
- *	new timeout's generations start above it (under @lock)
  * @ns_off: per clock, the offset of the opener's time namespace: absolute
  *	times the file takes and gives are the kernel's plus this
  * @read_cursor: slot at which read() looks for the next record (under @lock)
@@ -82,14 +92,14 @@ struct twdev_file {
 	wait_queue_head_t wqh;
 	struct twheel_timeout waker;
 	unsigned long waker_armed;
-	struct twdev_user *user;
+	struct twdev_user *users[TWDEV_USER_LEVELS];
+	unsigned int nr_users;
 	struct twdev_timeout *free;
 	unsigned int nr_queued;
 	unsigned int nr_live;
 	unsigned int nr_free;
 	unsigned int max_pending;
 	u32 key;
-	u32 gen_floor;
 	s64 ns_off[TW_NR_CLOCKS];
 	unsigned long read_cursor;
 	struct twdev_counters counters;
@@ -196,6 +206,7 @@ struct twdev_file *twdev_file_new(void);
 void twdev_file_free(struct twdev_file *tf);
 int twdev_arm(struct twdev_file *tf, const struct twdev_req *req,
 	      u64 *handle);
+bool twdev_may_use_cpu(int cpu);
 int twdev_rearm(struct twdev_file *tf, const struct twdev_req *req);
 int twdev_cancel(struct twdev_file *tf, u64 handle, u32 flags);
 int twdev_get(struct twdev_file *tf, u64 handle, u64 now,

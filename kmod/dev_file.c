@@ -10,7 +10,8 @@
  * The device is mode 0666, like timerfd_create() which any user may call.
  * What one user can make the kernel hold is bounded: live timeouts per file
  * (max_pending), timeouts per user over all of that user's files
- * (max_user_timeouts, like epoll's max_user_watches: a share of RAM), and
+ * (max_user_timeouts, like epoll's max_user_watches: a share of RAM; a
+ * file in a user namespace charges the namespaces' owners too), and
  * each timeout's memory is charged to the memory cgroup of the task whose
  * arm allocated it. The shortest period is one tick, and a periodic timeout
  * is re-armed only when its record is read.
@@ -22,14 +23,16 @@
  * Slot 0 is never handed out and the upper half is never 0, so no handle is
  * 0. Each slot counts its own generations: every new handle of a slot takes
  * the next one, and a slot whose generations are used up is retired (kept,
- * never reused, freed on close). A slot given back to the xarray (its
- * timeout freed, below) is taken again by a new timeout whose generations
- * start above every generation the file has given back (@gen_floor), so the
- * slot's old handles stay dead. So no handle is ever handed out twice by a
- * file, however long it lives; nothing another file or user does changes
- * that. A stale handle finds no live timeout with its handle (-ENOENT). The
- * key makes another file's handle miss too: two files hand out the same
- * handle only by chance, one in 2^32, never by a pattern of use.
+ * never reused, freed on close). A slot whose timeout is freed (below)
+ * keeps its last generation in the xarray as a value entry, marked
+ * TWDEV_SPARE, 8 bytes instead of a timeout; a new timeout takes a spare
+ * slot before a fresh one and goes on from that generation, so the slot's
+ * old handles stay dead, and a fresh slot starts at 0. So no handle is
+ * ever handed out twice by a file, however long it lives; nothing another
+ * file or user does changes that. A stale handle finds no live timeout with
+ * its handle (-ENOENT). The key makes another file's handle miss too: two
+ * files hand out the same handle only by chance, one in 2^32, never by a
+ * pattern of use.
  *
  * Reuse
  * -----
@@ -66,6 +69,7 @@
  */
 #include <linux/compat.h>
 #include <linux/cred.h>
+#include <linux/user_namespace.h>
 #include <linux/err.h>
 #include <linux/fs.h>
 #include <linux/hashtable.h>
@@ -164,12 +168,15 @@ unsigned long twdev_max_user_timeouts(void)
  * @uid: the real user ID of the files' openers (a kuid: user namespaces
  *	map their IDs onto it, so a namespace gives no fresh allowance)
  * @refs: open files of this user (under twdev_users_lock)
+ * @queue: the wheel queue of every timeout of this user's files
+ *	(tw_queue_get()), so that the expiry runs serve users in turn
  * @nr_timeouts: timeouts allocated for this user's files, live or cached
  */
 struct twdev_user {
 	struct hlist_node node;
 	kuid_t uid;
 	unsigned int refs;
+	unsigned int queue;
 	atomic_long_t nr_timeouts;
 };
 
@@ -182,15 +189,23 @@ static struct kmem_cache *twdev_timeout_cache;
 static struct twdev_user *twdev_user_get(kuid_t uid)
 {
 	struct twdev_user *u, *new;
+	int queue;
 
 	new = kzalloc(sizeof(*new), GFP_KERNEL);
 	if (!new)
 		return NULL;
+	queue = tw_queue_get();
+	if (queue < 0) {
+		kfree(new);
+		return NULL;
+	}
+	new->queue = queue;
 	spin_lock(&twdev_users_lock);
 	hash_for_each_possible(twdev_users, u, node, __kuid_val(uid)) {
 		if (uid_eq(u->uid, uid)) {
 			u->refs++;
 			spin_unlock(&twdev_users_lock);
+			tw_queue_put(new->queue);
 			kfree(new);
 			return u;
 		}
@@ -212,25 +227,48 @@ static void twdev_user_put(struct twdev_user *u)
 		hash_del(&u->node);
 	}
 	spin_unlock(&twdev_users_lock);
+	if (u)
+		tw_queue_put(u->queue);
 	kfree(u);
 }
 
-/* A new timeout for @tf's user, or -ENOSPC past the per-user limit. */
+/* Give back one timeout to the first @n users of @tf. */
+static void twdev_uncharge(struct twdev_file *tf, unsigned int n)
+{
+	while (n--)
+		atomic_long_dec(&tf->users[n]->nr_timeouts);
+}
+
+/* Charge one more timeout to every user of @tf, or -ENOSPC (none). */
+static int twdev_charge(struct twdev_file *tf)
+{
+	unsigned long max = twdev_max_user_timeouts();
+	unsigned int i;
+
+	for (i = 0; i < tf->nr_users; i++) {
+		if (atomic_long_inc_return(&tf->users[i]->nr_timeouts) > max) {
+			twdev_uncharge(tf, i + 1);
+			return -ENOSPC;
+		}
+	}
+	return 0;
+}
+
+/* A new timeout for @tf's users, or -ENOSPC past a per-user limit. */
 static struct twdev_timeout *twdev_timeout_alloc(struct twdev_file *tf)
 {
 	struct twdev_timeout *tdt;
+	int ret = twdev_charge(tf);
 
-	if (atomic_long_inc_return(&tf->user->nr_timeouts) >
-	    twdev_max_user_timeouts()) {
-		atomic_long_dec(&tf->user->nr_timeouts);
-		return ERR_PTR(-ENOSPC);
-	}
+	if (ret)
+		return ERR_PTR(ret);
 	tdt = kmem_cache_zalloc(twdev_timeout_cache, TWDEV_GFP);
 	if (!tdt) {
-		atomic_long_dec(&tf->user->nr_timeouts);
+		twdev_uncharge(tf, tf->nr_users);
 		return ERR_PTR(-ENOMEM);
 	}
 	twheel_timeout_init(&tdt->tw, twdev_expire);
+	tw_set_queue(&tdt->tw, tf->users[0]->queue);
 	tdt->tf = tf;
 	return tdt;
 }
@@ -239,7 +277,51 @@ static void twdev_timeout_free(struct twdev_file *tf,
 			       struct twdev_timeout *tdt)
 {
 	kmem_cache_free(twdev_timeout_cache, tdt);
-	atomic_long_dec(&tf->user->nr_timeouts);
+	twdev_uncharge(tf, tf->nr_users);
+}
+
+/* Is @uid one of the users @tf charges already? */
+static bool twdev_charges(const struct twdev_file *tf, kuid_t uid)
+{
+	unsigned int i;
+
+	for (i = 0; i < tf->nr_users; i++)
+		if (uid_eq(tf->users[i]->uid, uid))
+			return true;
+	return false;
+}
+
+/*
+ * The users a new file charges: the caller's real user ID, then the owner
+ * of its user namespace and of each one above it, up to the initial one.
+ * Mapped IDs in a namespace thus share the allowance of whoever made the
+ * namespace (and of whoever made that one), as ucounts do. 0 or -ENOMEM.
+ */
+static int twdev_users_get(struct twdev_file *tf)
+{
+	const struct user_namespace *ns = current_user_ns();
+	kuid_t uid = current_uid();
+
+	for (;;) {
+		if (!twdev_charges(tf, uid)) {
+			if (WARN_ON_ONCE(tf->nr_users == TWDEV_USER_LEVELS))
+				return 0;
+			tf->users[tf->nr_users] = twdev_user_get(uid);
+			if (!tf->users[tf->nr_users])
+				return -ENOMEM;
+			tf->nr_users++;
+		}
+		if (ns == &init_user_ns)
+			return 0;
+		uid = ns->owner;
+		ns = ns->parent;
+	}
+}
+
+static void twdev_users_put(struct twdev_file *tf)
+{
+	while (tf->nr_users)
+		twdev_user_put(tf->users[--tf->nr_users]);
 }
 
 static u32 twdev_slot(const struct twdev_timeout *tdt)
@@ -267,9 +349,12 @@ static void twdev_kill(struct twdev_file *tf, struct twdev_timeout *tdt)
 		WRITE_ONCE(tf->nr_free, tf->nr_free + 1);
 		return;
 	}
-	/* The slot's next timeout starts above this one's generations. */
-	tf->gen_floor = max(tf->gen_floor, tdt->gen);
-	xa_erase_bh(&tf->timeouts, slot);
+	/* The slot keeps its generation for its next timeout. */
+	xa_lock_bh(&tf->timeouts);
+	WARN_ON_ONCE(xa_is_err(__xa_store(&tf->timeouts, slot,
+					  xa_mk_value(tdt->gen), GFP_NOWAIT)));
+	__xa_set_mark(&tf->timeouts, slot, TWDEV_SPARE);
+	xa_unlock_bh(&tf->timeouts);
 	twdev_timeout_free(tf, tdt);
 }
 
@@ -287,9 +372,32 @@ void twdev_put(struct twdev_file *tf, struct twdev_timeout *tdt)
 }
 
 /*
+ * Put new @tdt in the lowest spare slot, going on from its generation; false
+ * if there is none. Caller holds tf->lock, under which spare slots change.
+ */
+static bool twdev_take_spare(struct twdev_file *tf, struct twdev_timeout *tdt)
+{
+	unsigned long slot = 0;
+	void *spare;
+
+	spare = xa_find(&tf->timeouts, &slot, U32_MAX, TWDEV_SPARE);
+	if (!spare)
+		return false;
+	tdt->gen = xa_to_value(spare);
+	tdt->handle = slot;
+	xa_lock_bh(&tf->timeouts);
+	__xa_clear_mark(&tf->timeouts, slot, TWDEV_SPARE);
+	WARN_ON_ONCE(xa_is_err(__xa_store(&tf->timeouts, slot, tdt,
+					  GFP_NOWAIT)));
+	xa_unlock_bh(&tf->timeouts);
+	return true;
+}
+
+/*
  * A dead timeout with a slot: one from the free list, else a new one in the
- * lowest free slot. The free list is empty only while every slot in use is
- * live or retired; fewer than max_pending are live. Caller holds tf->lock.
+ * lowest spare slot or the lowest free one. The free list is empty only
+ * while every slot holding a timeout is live or retired; fewer than
+ * max_pending are live. Caller holds tf->lock.
  */
 static struct twdev_timeout *twdev_take(struct twdev_file *tf)
 {
@@ -303,9 +411,8 @@ static struct twdev_timeout *twdev_take(struct twdev_file *tf)
 		return tdt;
 	}
 	tdt = twdev_timeout_alloc(tf);
-	if (IS_ERR(tdt))
+	if (IS_ERR(tdt) || twdev_take_spare(tf, tdt))
 		return tdt;
-	tdt->gen = tf->gen_floor;
 	ret = xa_alloc_bh(&tf->timeouts, &slot, tdt, xa_limit_32b, TWDEV_GFP);
 	if (ret) {
 		twdev_timeout_free(tf, tdt);
@@ -388,7 +495,7 @@ static struct twdev_timeout *twdev_lookup(struct twdev_file *tf, u64 handle)
 	if (!upper_32_bits(handle))
 		return NULL;
 	tdt = xa_load(&tf->timeouts, lower_32_bits(handle));
-	if (!tdt || tdt->handle != handle)
+	if (!tdt || xa_is_value(tdt) || tdt->handle != handle)
 		return NULL;
 	return tdt;
 }
@@ -402,8 +509,9 @@ static struct twdev_timeout *twdev_lookup(struct twdev_file *tf, u64 handle)
  * is read in that clock. A record of it that waits to be read is dropped.
  *
  * Context: process context; may wait for the timeout's callback.
- * Return: 0, -ENOENT if the handle names no live timeout of @tf, or as
- * twdev_resolve() (then nothing changed).
+ * Return: 0, -ENOENT if the handle names no live timeout of @tf, -EPERM if
+ * it was armed for a CPU the caller may not use now (twdev_may_use_cpu()),
+ * or as twdev_resolve() (then nothing changed).
  */
 int twdev_rearm(struct twdev_file *tf, const struct twdev_req *req)
 {
@@ -415,6 +523,8 @@ int twdev_rearm(struct twdev_file *tf, const struct twdev_req *req)
 	tdt = twdev_lookup(tf, req->handle);
 	if (!tdt)
 		return -ENOENT;
+	if (!twdev_may_use_cpu(tdt->cpu))
+		return -EPERM;
 	ret = twdev_resolve(tf, twdev_clock(tdt), req->expires, req->flags,
 			    req->mono_now, &deadline, &now);
 	if (ret)
@@ -549,8 +659,10 @@ unsigned int twdev_list(struct twdev_file *tf, unsigned long *cursor,
 	xa_for_each_start(&tf->timeouts, *cursor, tdt, *cursor) {
 		if (n == max)
 			return n;
-		if (upper_32_bits(tdt->handle))
+		if (!xa_is_value(tdt) && upper_32_bits(tdt->handle))
 			twdev_describe(tf, tdt, now, &out[n++]);
+		if (!(*cursor % TW_LOCKED_CHUNK))
+			cond_resched();
 	}
 	/* Past the last slot: no slot is ULONG_MAX. */
 	*cursor = ULONG_MAX;
@@ -640,7 +752,8 @@ EXPORT_SYMBOL_IF_KUNIT(twdev_from_user_time);
 /**
  * twdev_file_new() - the context of a newly opened file
  *
- * Its timeouts are charged to the real user ID of the caller.
+ * Its timeouts are charged to the real user ID of the caller and to the
+ * owners of the caller's user namespaces (twdev_users_get()).
  *
  * Context: process context.
  * Return: the context, or NULL if out of memory.
@@ -652,8 +765,8 @@ struct twdev_file *twdev_file_new(void)
 	tf = kzalloc(sizeof(*tf), GFP_KERNEL_ACCOUNT);
 	if (!tf)
 		return NULL;
-	tf->user = twdev_user_get(current_uid());
-	if (!tf->user) {
+	if (twdev_users_get(tf)) {
+		twdev_users_put(tf);
 		kfree(tf);
 		return NULL;
 	}
@@ -662,6 +775,7 @@ struct twdev_file *twdev_file_new(void)
 		      XA_FLAGS_ACCOUNT);
 	init_waitqueue_head(&tf->wqh);
 	twheel_timeout_init(&tf->waker, twdev_wake);
+	tw_set_queue(&tf->waker, tf->users[0]->queue);
 	tf->max_pending = max_pending;
 	tf->key = get_random_u32();
 	twdev_read_timens(tf);
@@ -678,6 +792,8 @@ static void twdev_shutdown_all(struct twdev_file *tf)
 	unsigned int n = 0;
 
 	xa_for_each(&tf->timeouts, slot, tdt) {
+		if (xa_is_value(tdt))
+			continue;
 		chunk[n++] = &tdt->tw;
 		if (n == ARRAY_SIZE(chunk)) {
 			tw_shutdown_many(chunk, n);
@@ -686,6 +802,26 @@ static void twdev_shutdown_all(struct twdev_file *tf)
 		}
 	}
 	tw_shutdown_many(chunk, n);
+}
+
+/*
+ * Erase and free every timeout of @tf, all shut down, each erase a short
+ * hold of the xa_lock: xa_destroy() of a full index would walk it all with
+ * interrupts off; of the empty one left here it does nothing.
+ */
+static void twdev_free_timeouts(struct twdev_file *tf)
+{
+	struct twdev_timeout *tdt;
+	unsigned long slot;
+	unsigned int n = 0;
+
+	xa_for_each(&tf->timeouts, slot, tdt) {
+		xa_erase_bh(&tf->timeouts, slot);
+		if (!xa_is_value(tdt))
+			twdev_timeout_free(tf, tdt);
+		if (!(++n % TW_LOCKED_CHUNK))
+			cond_resched();
+	}
 }
 
 /**
@@ -702,18 +838,12 @@ static void twdev_shutdown_all(struct twdev_file *tf)
  */
 void twdev_file_free(struct twdev_file *tf)
 {
-	struct twdev_timeout *tdt;
-	unsigned long slot;
-
 	twdev_shutdown_all(tf);
 	tw_sync_callbacks();
-	xa_for_each(&tf->timeouts, slot, tdt) {
-		twdev_timeout_free(tf, tdt);
-		cond_resched();
-	}
+	twdev_free_timeouts(tf);
 	xa_destroy(&tf->timeouts);
 	twheel_shutdown_sync(&tf->waker);
-	twdev_user_put(tf->user);
+	twdev_users_put(tf);
 	mutex_destroy(&tf->lock);
 	kfree(tf);
 }
@@ -753,7 +883,7 @@ static void twdev_show_fdinfo(struct seq_file *m, struct file *file)
 		   st.pending, st.queued, tf->max_pending);
 	seq_printf(m, "cached:\t%u\n", READ_ONCE(tf->nr_free));
 	seq_printf(m, "user_timeouts:\t%ld\nmax_user_timeouts:\t%lu\n",
-		   atomic_long_read(&tf->user->nr_timeouts),
+		   atomic_long_read(&tf->users[0]->nr_timeouts),
 		   twdev_max_user_timeouts());
 	seq_printf(m, "armed:\t%llu\nfired:\t%llu\ncancelled:\t%llu\noverruns:\t%llu\nlate:",
 		   st.armed, st.fired, st.cancelled, st.overruns);

@@ -162,10 +162,27 @@ int twdev_resolve(const struct twdev_file *tf, enum tw_clock clock,
 	return twdev_deadline(tf, clock, expires, flags, *now, deadline);
 }
 
-/*
- * The CPU of an arm: online, and one the caller may put work on (in its
- * affinity mask and not isolated from timers) unless it has CAP_SYS_NICE.
+/**
+ * twdev_may_use_cpu() - may the caller put a timeout on a CPU
+ * @cpu: a possible CPU, or TWHEEL_CPU_LOCAL
+ *
+ * A chosen CPU must be in the caller's affinity mask and not isolated from
+ * timers, unless the caller has CAP_SYS_NICE; checked at every arm and
+ * re-arm, so a task that lost a CPU cannot keep its timeouts there.
+ *
+ * Context: process context.
+ * Return: true if it may.
  */
+bool twdev_may_use_cpu(int cpu)
+{
+	if (cpu == TWHEEL_CPU_LOCAL)
+		return true;
+	return (cpumask_test_cpu(cpu, current->cpus_ptr) &&
+		housekeeping_cpu(cpu, HK_TYPE_TIMER)) ||
+	       capable(CAP_SYS_NICE);
+}
+
+/* The CPU of an arm: online, and one the caller may use. */
 static int twdev_check_cpu(const struct twheel_op *op, int *cpu)
 {
 	*cpu = TWHEEL_CPU_LOCAL;
@@ -173,9 +190,7 @@ static int twdev_check_cpu(const struct twheel_op *op, int *cpu)
 		return op->cpu ? -EINVAL : 0;
 	if (op->cpu >= nr_cpu_ids || !cpu_online(op->cpu))
 		return -EINVAL;
-	if ((!cpumask_test_cpu(op->cpu, current->cpus_ptr) ||
-	     !housekeeping_cpu(op->cpu, HK_TYPE_TIMER)) &&
-	    !capable(CAP_SYS_NICE))
+	if (!twdev_may_use_cpu(op->cpu))
 		return -EPERM;
 	*cpu = op->cpu;
 	return 0;
@@ -684,8 +699,11 @@ static int twdev_drain_locked(struct twdev_file *tf, void __user *uarg,
 	ret = twdev_copy_struct_to_user(uarg, usize, drain, sizeof(*drain));
 	if (ret || !(drain->flags & TWHEEL_DRAIN_CANCEL))
 		return ret;
-	for (i = 0; i < drain->filled; i++)
+	for (i = 0; i < drain->filled; i++) {
 		twdev_cancel(tf, gets[i].handle, 0);
+		if (!((i + 1) % TW_LOCKED_CHUNK))
+			cond_resched();
+	}
 	return 0;
 }
 

@@ -4,7 +4,8 @@
  *	(twheel_dev_kunit.ko)
  *
  * twheel_dev: what userspace cannot reach in reasonable time: a slot that
- * runs out of generations is retired and no handle repeats, and a periodic
+ * runs out of generations is retired and no handle repeats, a hot slot
+ * given back does not make other slots retire early, and a periodic
  * timeout whose next deadline is past the clock's range stops with
  * TWHEEL_EV_STOPPED. Files are made with twdev_file_new() and driven with
  * checked requests, as dev_ioctl.c does; only the test thread touches them.
@@ -172,6 +173,51 @@ static void dev_given_back_slots_get_new_handles(struct kunit *test)
 }
 
 /*
+ * A slot near the end of its generations given back, then bursts larger
+ * than the free list, all cancelled: the hot slot serves until it retires,
+ * once; no other slot starts from its generations, so none retires after a
+ * use or two and keeps its timeout (the file would then hold more and more
+ * dead timeouts until the per-user limit stopped every arm). Held timeouts:
+ * the free list's, plus that one retired slot's.
+ */
+static void dev_hot_slot_given_back_no_ratchet(struct kunit *test)
+{
+	const unsigned int n = TWDEV_FREE_MAX + 2;
+	struct twdev_file *tf = new_file(test);
+	u64 *h = kunit_kcalloc(test, n, sizeof(*h), GFP_KERNEL);
+	unsigned int i, round, held = 0, spare = 0;
+	struct twdev_timeout *tdt;
+	unsigned long slot;
+
+	KUNIT_ASSERT_NOT_NULL(test, h);
+	for (i = 0; i <= TWDEV_FREE_MAX; i++)
+		h[i] = arm_far(test, tf);
+	tdt = xa_load(&tf->timeouts, lower_32_bits(h[0]));
+	KUNIT_ASSERT_NOT_NULL(test, tdt);
+	tdt->gen = TWDEV_GEN_LAST - 2;
+	/* The free list fills up; then h[0]'s slot is given back. */
+	for (i = 1; i <= TWDEV_FREE_MAX; i++)
+		KUNIT_ASSERT_EQ(test, cancel(tf, h[i]), 0);
+	KUNIT_ASSERT_EQ(test, cancel(tf, h[0]), 0);
+	for (round = 0; round < 4; round++) {
+		for (i = 0; i < n; i++)
+			h[i] = arm_far(test, tf);
+		for (i = 0; i < n; i++)
+			KUNIT_ASSERT_EQ(test, cancel(tf, h[i]), 0);
+	}
+	xa_for_each(&tf->timeouts, slot, tdt) {
+		if (xa_is_value(tdt))
+			spare++;
+		else
+			held++;
+	}
+	kunit_info(test, "%u timeouts held (%u on the free list), %u spare slots\n",
+		   held, tf->nr_free, spare);
+	KUNIT_EXPECT_EQ(test, tf->nr_free, TWDEV_FREE_MAX);
+	KUNIT_EXPECT_LE(test, held, tf->nr_free + 1);
+}
+
+/*
  * Absolute times in a time namespace: the kernel's time is the namespace's
  * minus its offset, a time before the offset has passed (0), and nothing
  * wraps at either end of the range.
@@ -209,6 +255,7 @@ static struct kunit_case dev_cases[] = {
 	KUNIT_CASE(dev_periodic_stops_at_clock_end),
 	KUNIT_CASE(dev_time_namespace_offsets),
 	KUNIT_CASE(dev_given_back_slots_get_new_handles),
+	KUNIT_CASE(dev_hot_slot_given_back_no_ratchet),
 	{}
 };
 

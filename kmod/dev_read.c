@@ -237,6 +237,9 @@ static void twdev_consume(struct twdev_file *tf, struct twdev_record *rec)
 	}
 	twdev_unqueue(tf, tdt);
 	tdt->deadline = rec->next;
+	/* A reader that may not use the timeout's CPU runs it on its own. */
+	if (!twdev_may_use_cpu(tdt->cpu))
+		tdt->cpu = TWHEEL_CPU_LOCAL;
 	twdev_start(tdt, rec->now);
 }
 

@@ -4,16 +4,19 @@
  *
  * Each base has a pinned soft hrtimer on its clock, programmed for the tick
  * of its next work (wheel.c, tw_program()); every time in this file is in
- * the base's clock. Its callback (softirq, on the base's CPU)
- * brings the base's clock up to now: due buckets go to the cascade list and
- * their timeouts are re-filed, due ones onto the expired list. Then it runs
- * the callbacks of the expired list without the base lock.
+ * the base's clock. Its callback (softirq, on the base's CPU) gives the
+ * base's wheels, one per owner's queue, turns: in its turn a wheel's clock
+ * is brought towards now (due buckets go to its cascade list and up to
+ * TW_TURN_REFILES of their timeouts are re-filed, due ones onto its expired
+ * list), then one callback of its expired list runs without the base lock.
+ * The wheels with due work take turns round robin (@next_turn), so one
+ * owner's storm delays another's timeouts by a turn, not by the storm.
  *
  * Bounded work
  * ------------
- * A run re-files at most TW_CASCADE_BUDGET timeouts, dropping the base lock
- * every TW_LOCKED_CHUNK, and runs callbacks until expire_budget of them ran
- * or its share of TW_RUN_NS passed, whichever comes first. What is left
+ * A run re-files timeouts dropping the base lock every TW_LOCKED_CHUNK, and
+ * gives turns until expire_budget callbacks ran or its share of TW_RUN_NS
+ * passed, whichever comes first. What is left
  * continues in a new hrtimer run TW_YIELD_NS later: the softirq ends, and
  * the CPU's tasks run in between. The time is counted per CPU, not per base
  * (struct tw_cpu_runs): the runs of a CPU's bases, one per clock, share one
@@ -53,12 +56,11 @@
 #include <linux/moduleparam.h>
 #include <linux/smp.h>
 #include <linux/timekeeping.h>
+#include <kunit/visibility.h>
 
 #include "wheel.h"
 #include "trace.h"
 
-/* Moves from the cascade list one hrtimer run may do before yielding. */
-#define TW_CASCADE_BUDGET	4096U
 /* Default, least and most callbacks one hrtimer run may call. */
 #define TW_EXPIRE_BUDGET_DEFAULT	256U
 #define TW_EXPIRE_BUDGET_MIN		8U
@@ -209,6 +211,24 @@ static void note_max(u64 *max, u64 v)
 		*max = v;
 }
 
+/*
+ * The task that runs a timeout's callback on each CPU, while it runs: the
+ * softirq's (on PREEMPT_RT the pinned thread's), for tw_in_callback().
+ */
+static DEFINE_PER_CPU(struct task_struct *, tw_callback_task);
+
+/**
+ * tw_in_callback() - is the caller a twheel timeout's callback
+ *
+ * Context: any context.
+ * Return: true when called from inside a timeout's callback.
+ */
+bool tw_in_callback(void)
+{
+	return raw_cpu_read(tw_callback_task) == current;
+}
+EXPORT_SYMBOL_IF_KUNIT(tw_in_callback);
+
 /* Run @t's callback; @t may be freed or re-armed by it. */
 static void call_timeout_fn(struct twheel_timeout *t)
 {
@@ -223,7 +243,9 @@ static void call_timeout_fn(struct twheel_timeout *t)
 	lockdep_copy_map(&lockdep_map, &t->lockdep_map);
 	lock_map_acquire(&lockdep_map);
 #endif
+	raw_cpu_write(tw_callback_task, current);
 	fn(t);
+	raw_cpu_write(tw_callback_task, NULL);
 #ifdef CONFIG_LOCKDEP
 	lock_map_release(&lockdep_map);
 #endif
@@ -268,19 +290,62 @@ static u64 run_one(struct tw_base *base, struct twheel_timeout *t)
 	return end;
 }
 
-/*
- * Run expired callbacks until none is left (true), or until @budget ran or
- * the time @until passed (false).
- */
-static bool run_expired(struct tw_base *base, unsigned int budget, u64 until)
+/* The wheels of @base with work due by tick @now, as a bitmap of queues. */
+static unsigned long due_wheels(const struct tw_base *base, u64 now)
 {
+	unsigned long due = 0;
+	unsigned int q;
+
+	for_each_set_bit(q, &base->active, TW_NR_QUEUES)
+		if (tw_wheel_next_event(base->wheels[q]) <= now)
+			__set_bit(q, &due);
+	return due;
+}
+
+/* The wheel of @due whose turn it is: they take turns in queue order. */
+static struct tw_wheel *next_turn(struct tw_base *base, unsigned long due)
+{
+	unsigned int q = find_next_bit(&due, TW_NR_QUEUES, base->next_turn);
+
+	if (q >= TW_NR_QUEUES)
+		q = __ffs(due);
+	base->next_turn = q + 1;
+	return base->wheels[q];
+}
+
+/*
+ * One turn of wheel @w: re-file up to TW_TURN_REFILES of its timeouts, then
+ * run at most one callback. Returns the time the turn ended.
+ */
+static u64 run_turn(struct tw_base *base, struct tw_wheel *w, u64 now,
+		    unsigned int *callbacks)
+{
+	unsigned int refiles = TW_TURN_REFILES;
+
+	tw_wheel_advance(base, w, now, &refiles);
+	if (hlist_empty(&w->expired))
+		return tw_clock_ns(base->clock);
+	(*callbacks)--;
+	return run_one(base, hlist_entry(w->expired.first,
+					 struct twheel_timeout, entry));
+}
+
+/*
+ * Give the wheels with work due by tick @now turns until none is left
+ * (true), or until @budget callbacks ran or the time @until passed (false).
+ * A storm on one owner's wheel thus delays another owner's timeout by at
+ * most one turn of each wheel with work, not by the storm.
+ */
+static bool run_turns(struct tw_base *base, u64 now, unsigned int budget,
+		      u64 until)
+{
+	unsigned long due;
 	u64 end = 0;
 
-	while (!hlist_empty(&base->expired)) {
-		if (!budget-- || end > until)
+	while ((due = due_wheels(base, now))) {
+		if (!budget || end > until)
 			return false;
-		end = run_one(base, hlist_entry(base->expired.first,
-						struct twheel_timeout, entry));
+		end = run_turn(base, next_turn(base, due), now, &budget);
 	}
 	return true;
 }
@@ -370,8 +435,7 @@ enum hrtimer_restart tw_hrtimer_fn(struct hrtimer *timer)
 	}
 	base->in_timer = true;
 	note_fire(base, now);
-	done = !tw_base_advance(base, now, TW_CASCADE_BUDGET);
-	done &= run_expired(base, expire_budget, start + allowed);
+	done = run_turns(base, now, expire_budget, start + allowed);
 	base->in_timer = false;
 	base->programmed = U64_MAX;
 	run_ended(runs, base, mono, done);
@@ -386,3 +450,4 @@ unlock:
 	spin_unlock(&base->expiry_lock);
 	return HRTIMER_NORESTART;
 }
+EXPORT_SYMBOL_IF_KUNIT(tw_hrtimer_fn);

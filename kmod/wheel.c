@@ -5,10 +5,11 @@
  * Geometry
  * --------
  * Time is counted in ticks of tick_ns. Each CPU has a base (struct tw_base,
- * cpu.c) per clock, CLOCK_MONOTONIC and CLOCK_BOOTTIME, each with TW_LEVELS
- * levels of 64 buckets; a timeout's clock is fixed when it is initialised,
- * and every time below is in that clock. A base's @clk is the last tick
- * it has processed. A timeout due at tick E is filed by the highest bit in
+ * cpu.c) per clock, CLOCK_MONOTONIC and CLOCK_BOOTTIME, and each base a
+ * wheel (struct tw_wheel) per owner's queue, each with TW_LEVELS levels of
+ * 64 buckets; a timeout's clock and queue are fixed while it is armed, and
+ * every time below is in its clock. A wheel's @clk is the last tick it has
+ * processed. A timeout due at tick E is filed by the highest bit in
  * which E differs from @clk: level L = that bit / 6, bucket = the 6-bit digit
  * of E at level L. So a bucket at level L holds timeouts that agree with @clk
  * above level L and whose level-L digit is ahead of @clk's; the bucket
@@ -41,8 +42,9 @@
  * -------
  * base->lock (a raw spinlock, irq-safe: arms may come from hard interrupts
  * and the kick runs in one) protects the base and the list linkage, expiry
- * and index of every timeout queued on it; @nr_pending changes only in
- * tw_enqueue()/tw_dequeue(). A timeout's flags name its base;
+ * and index of every timeout queued on it, and all its wheels; @nr_pending,
+ * @active and the wheels' counts change only in tw_enqueue()/tw_dequeue().
+ * A timeout's flags name its base (and its wheel there);
  * tw_lock_timeout_base() locks that base and rechecks the flags, waiting
  * while TW_F_MIGRATING is set. A timeout moves to another base only while
  * both bases are locked or while TW_F_MIGRATING is set. A timeout whose
@@ -116,6 +118,7 @@ u64 tw_tick_to_ns(u64 tick)
 		return KTIME_MAX;
 	return ns;
 }
+EXPORT_SYMBOL_IF_KUNIT(tw_tick_to_ns);
 
 /*
  * @ns / tick_ns with the remainder in @rem. The reciprocal estimate is at
@@ -222,72 +225,90 @@ u64 tw_bucket_tick(u64 clk, unsigned int idx)
 EXPORT_SYMBOL_IF_KUNIT(tw_bucket_tick);
 
 /* Tick of the next due bucket (U64_MAX if none); its index in @idx. */
-static u64 next_bucket(const struct tw_base *base, unsigned int *idx)
+static u64 next_bucket(const struct tw_wheel *w, unsigned int *idx)
 {
 	unsigned int lvl;
 
-	if (!base->levels_map)
+	if (!w->levels_map)
 		return U64_MAX;
-	lvl = __ffs(base->levels_map);
-	*idx = lvl * TW_LVL_SIZE + __ffs64(base->occupied[lvl]);
-	return tw_bucket_tick(base->clk, *idx);
+	lvl = __ffs(w->levels_map);
+	*idx = lvl * TW_LVL_SIZE + __ffs64(w->occupied[lvl]);
+	return tw_bucket_tick(w->clk, *idx);
 }
+
+/**
+ * tw_wheel_next_event() - tick at which a wheel next has work
+ * @w: the wheel, its base locked
+ *
+ * Return: @w->clk when expired or cascading timeouts wait, else the tick
+ * of the next due bucket, or U64_MAX when the wheel is empty.
+ */
+u64 tw_wheel_next_event(const struct tw_wheel *w)
+{
+	unsigned int idx;
+
+	if (!hlist_empty(&w->expired) || !hlist_empty(&w->cascade))
+		return w->clk;
+	return next_bucket(w, &idx);
+}
+EXPORT_SYMBOL_IF_KUNIT(tw_wheel_next_event);
 
 /**
  * tw_next_event() - tick at which a base next has work
  * @base: the base, locked
  *
- * Return: @base->clk when expired or cascading timeouts wait, else the tick
- * of the next due bucket, or U64_MAX when the base is empty.
+ * Return: the earliest tw_wheel_next_event() of its wheels, U64_MAX when
+ * the base is empty.
  */
 u64 tw_next_event(const struct tw_base *base)
 {
-	unsigned int idx;
+	u64 next = U64_MAX;
+	unsigned int q;
 
-	if (!hlist_empty(&base->expired) || !hlist_empty(&base->cascade))
-		return base->clk;
-	return next_bucket(base, &idx);
+	for_each_set_bit(q, &base->active, TW_NR_QUEUES)
+		next = min(next, tw_wheel_next_event(base->wheels[q]));
+	return next;
 }
 EXPORT_SYMBOL_IF_KUNIT(tw_next_event);
 
-static void mark_bucket(struct tw_base *base, unsigned int idx)
+static void mark_bucket(struct tw_wheel *w, unsigned int idx)
 {
 	unsigned int lvl = idx / TW_LVL_SIZE;
 
-	base->occupied[lvl] |= 1ULL << (idx % TW_LVL_SIZE);
-	__set_bit(lvl, &base->levels_map);
+	w->occupied[lvl] |= 1ULL << (idx % TW_LVL_SIZE);
+	__set_bit(lvl, &w->levels_map);
 }
 
-static void clear_bucket_if_empty(struct tw_base *base, unsigned int idx)
+static void clear_bucket_if_empty(struct tw_wheel *w, unsigned int idx)
 {
 	unsigned int lvl = idx / TW_LVL_SIZE;
 
-	if (!hlist_empty(&base->buckets[idx]))
+	if (!hlist_empty(&w->buckets[idx]))
 		return;
-	base->occupied[lvl] &= ~(1ULL << (idx % TW_LVL_SIZE));
-	if (!base->occupied[lvl])
-		__clear_bit(lvl, &base->levels_map);
+	w->occupied[lvl] &= ~(1ULL << (idx % TW_LVL_SIZE));
+	if (!w->occupied[lvl])
+		__clear_bit(lvl, &w->levels_map);
 }
 
 /* Queue @t at the end of the expired list, which keeps expiry order. */
-static void add_expired(struct tw_base *base, struct twheel_timeout *t)
+static void add_expired(struct tw_wheel *w, struct twheel_timeout *t)
 {
 	t->idx = TW_IDX_EXPIRED;
-	if (base->expired_last)
-		hlist_add_behind(&t->entry, base->expired_last);
+	if (w->expired_last)
+		hlist_add_behind(&t->entry, w->expired_last);
 	else
-		hlist_add_head(&t->entry, &base->expired);
-	base->expired_last = &t->entry;
+		hlist_add_head(&t->entry, &w->expired);
+	w->expired_last = &t->entry;
 }
 
 /* @t, last on the expired list, leaves it: the entry before it is last. */
-static void drop_expired_last(struct tw_base *base, struct twheel_timeout *t)
+static void drop_expired_last(struct tw_wheel *w, struct twheel_timeout *t)
 {
-	if (t->entry.pprev == &base->expired.first)
-		base->expired_last = NULL;
+	if (t->entry.pprev == &w->expired.first)
+		w->expired_last = NULL;
 	else
-		base->expired_last = container_of(t->entry.pprev,
-						  struct hlist_node, next);
+		w->expired_last = container_of(t->entry.pprev,
+					       struct hlist_node, next);
 }
 
 /*
@@ -295,30 +316,35 @@ static void drop_expired_last(struct tw_base *base, struct twheel_timeout *t)
  * end of the expired list, the others to their bucket, where the order does
  * not matter: a bucket is re-filed whole when it is due.
  */
-static void file_timeout(struct tw_base *base, struct twheel_timeout *t)
+static void file_timeout(struct tw_wheel *w, struct twheel_timeout *t)
 {
 	unsigned int idx;
 
-	if (t->expires <= base->clk) {
-		add_expired(base, t);
+	if (t->expires <= w->clk) {
+		add_expired(w, t);
 		return;
 	}
-	idx = tw_calc_idx(base->clk, t->expires);
+	idx = tw_calc_idx(w->clk, t->expires);
 	t->idx = idx;
-	hlist_add_head(&t->entry, &base->buckets[idx]);
-	mark_bucket(base, idx);
+	hlist_add_head(&t->entry, &w->buckets[idx]);
+	mark_bucket(w, idx);
 }
 
 /**
  * tw_enqueue() - queue a timeout on a base
  * @base: the base, locked
- * @t: a timeout on no list, with @t->expires set
+ * @t: a timeout on no list, with @t->expires set; its flags name its queue
  *
- * Counts @t in @base->nr_pending; does not program the hrtimer.
+ * Files @t on the wheel of its queue and counts it in @base->nr_pending;
+ * does not program the hrtimer.
  */
 void tw_enqueue(struct tw_base *base, struct twheel_timeout *t)
 {
-	file_timeout(base, t);
+	struct tw_wheel *w = tw_wheel_of(base, t->flags);
+
+	file_timeout(w, t);
+	if (!w->nr_pending++)
+		__set_bit(tw_flags_queue(t->flags), &base->active);
 	base->nr_pending++;
 }
 EXPORT_SYMBOL_IF_KUNIT(tw_enqueue);
@@ -336,13 +362,18 @@ EXPORT_SYMBOL_IF_KUNIT(tw_enqueue);
  */
 bool tw_dequeue(struct tw_base *base, struct twheel_timeout *t)
 {
+	struct tw_wheel *w;
+
 	if (hlist_unhashed(&t->entry))
 		return false;
-	if (base->expired_last == &t->entry)
-		drop_expired_last(base, t);
+	w = tw_wheel_of(base, t->flags);
+	if (w->expired_last == &t->entry)
+		drop_expired_last(w, t);
 	hlist_del_init(&t->entry);
 	if (t->idx < TW_NR_BUCKETS)
-		clear_bucket_if_empty(base, t->idx);
+		clear_bucket_if_empty(w, t->idx);
+	if (!--w->nr_pending)
+		__clear_bit(tw_flags_queue(t->flags), &base->active);
 	base->nr_pending--;
 	return true;
 }
@@ -352,36 +383,36 @@ EXPORT_SYMBOL_IF_KUNIT(tw_dequeue);
  * Move the due bucket @idx to the cascade list, which is empty: O(1), no
  * entry is touched.
  */
-static void take_bucket(struct tw_base *base, unsigned int idx)
+static void take_bucket(struct tw_wheel *w, unsigned int idx)
 {
-	hlist_move_list(&base->buckets[idx], &base->cascade);
-	clear_bucket_if_empty(base, idx);
+	hlist_move_list(&w->buckets[idx], &w->cascade);
+	clear_bucket_if_empty(w, idx);
 }
 
 /*
- * Re-file up to @budget timeouts of the cascade list, dropping the lock
- * after every TW_LOCKED_CHUNK so that interrupts are never off for long.
- * While the lock is dropped the cascade list is not empty, so nothing moves
- * the clock (forward_clk()) and arms and cancels may come in.
+ * Re-file up to @budget timeouts of @w's cascade list, dropping the base
+ * lock after every TW_LOCKED_CHUNK moved (counted over the wheels, in
+ * @base->moved) so that interrupts are never off for long. While the lock
+ * is dropped the cascade list is not empty, so nothing moves the wheel's
+ * clock (forward_clk()) and arms and cancels may come in.
  * Return: false if some remain.
  */
-static bool drain_cascade(struct tw_base *base, unsigned int *budget)
+static bool drain_cascade(struct tw_base *base, struct tw_wheel *w,
+			  unsigned int *budget)
 {
 	struct twheel_timeout *t;
-	unsigned int chunk = 0;
 
-	while (!hlist_empty(&base->cascade)) {
+	while (!hlist_empty(&w->cascade)) {
 		if (!*budget)
 			return false;
 		(*budget)--;
-		t = hlist_entry(base->cascade.first, struct twheel_timeout,
-				entry);
+		t = hlist_entry(w->cascade.first, struct twheel_timeout, entry);
 		__hlist_del(&t->entry);
-		file_timeout(base, t);
+		file_timeout(w, t);
 		if (t->idx != TW_IDX_EXPIRED)
 			base->stats.cascaded++;
-		if (++chunk == TW_LOCKED_CHUNK) {
-			chunk = 0;
+		if (++base->moved == TW_LOCKED_CHUNK) {
+			base->moved = 0;
 			raw_spin_unlock_irq(&base->lock);
 			raw_spin_lock_irq(&base->lock);
 		}
@@ -393,23 +424,24 @@ static bool drain_cascade(struct tw_base *base, unsigned int *budget)
  * Nothing is due before the next bucket, so the clock may catch up with @now
  * up to just before it: new timeouts then land on the lowest level they can.
  */
-static void forward_clk(struct tw_base *base, u64 now)
+static void forward_clk(struct tw_wheel *w, u64 now)
 {
 	unsigned int idx;
 	u64 next;
 
-	if (now <= base->clk || !hlist_empty(&base->cascade))
+	if (now <= w->clk || !hlist_empty(&w->cascade))
 		return;
-	next = next_bucket(base, &idx);
-	base->clk = min(now, next - 1);
+	next = next_bucket(w, &idx);
+	w->clk = min(now, next - 1);
 }
 
 /**
- * tw_base_advance() - bring a base's clock up to a tick
- * @base: the base, locked with raw_spin_lock_irq(); dropped and retaken
- *	between chunks of work
+ * tw_wheel_advance() - bring a wheel's clock up to a tick
+ * @base: the wheel's base, locked with raw_spin_lock_irq(); dropped and
+ *	retaken between chunks of work
+ * @w: the wheel
  * @now: the current tick
- * @budget: how many timeouts may be re-filed in this call
+ * @budget: how many timeouts may still be re-filed; decremented
  *
  * Visits only occupied buckets, in tick order: each due bucket is moved to
  * the cascade list and its timeouts re-filed against the bucket's tick, so
@@ -417,24 +449,39 @@ static void forward_clk(struct tw_base *base, u64 now)
  *
  * Return: true if the budget ran out before the clock reached @now.
  */
-bool tw_base_advance(struct tw_base *base, u64 now, unsigned int budget)
+bool tw_wheel_advance(struct tw_base *base, struct tw_wheel *w, u64 now,
+		      unsigned int *budget)
 {
 	unsigned int idx;
 	u64 next;
 
 	for (;;) {
-		if (!drain_cascade(base, &budget))
+		if (!drain_cascade(base, w, budget))
 			return true;
-		next = next_bucket(base, &idx);
+		next = next_bucket(w, &idx);
 		if (next > now)
 			break;
-		base->clk = next;
-		take_bucket(base, idx);
+		w->clk = next;
+		take_bucket(w, idx);
 	}
-	forward_clk(base, now);
+	forward_clk(w, now);
 	return false;
 }
-EXPORT_SYMBOL_IF_KUNIT(tw_base_advance);
+EXPORT_SYMBOL_IF_KUNIT(tw_wheel_advance);
+
+/**
+ * tw_wheel_init() - initialise an empty wheel
+ * @w: the wheel
+ * @clk: its starting tick
+ *
+ * Zeroed, every list head of the wheel is an empty list.
+ */
+void tw_wheel_init(struct tw_wheel *w, u64 clk)
+{
+	memset(w, 0, sizeof(*w));
+	w->clk = clk;
+}
+EXPORT_SYMBOL_IF_KUNIT(tw_wheel_init);
 
 /**
  * tw_base_init() - initialise a base
@@ -444,8 +491,8 @@ EXPORT_SYMBOL_IF_KUNIT(tw_base_advance);
  * @clk: its starting tick
  *
  * The base starts offline: it programs no hrtimer until it is brought
- * online. The hrtimer and the kick are set up by cpu.c. Zeroed, every list
- * head of the base is an empty list.
+ * online, and with its own wheel only, queue 0's (cpu.c installs the
+ * others). The hrtimer and the kick are set up by cpu.c.
  */
 void tw_base_init(struct tw_base *base, unsigned int cpu,
 		  enum tw_clock clock, u64 clk)
@@ -455,8 +502,9 @@ void tw_base_init(struct tw_base *base, unsigned int cpu,
 	spin_lock_init(&base->expiry_lock);
 	base->cpu = cpu;
 	base->clock = clock;
-	base->clk = clk;
 	base->programmed = U64_MAX;
+	tw_wheel_init(&base->own, clk);
+	base->wheels[0] = &base->own;
 }
 EXPORT_SYMBOL_IF_KUNIT(tw_base_init);
 
@@ -466,13 +514,17 @@ EXPORT_SYMBOL_IF_KUNIT(tw_base_init);
  * @due: the tick; U64_MAX for none
  *
  * The hrtimer is never set later than the earliest queued work, so an
- * earlier @due is the only reason to move it. Only the base's own CPU starts
- * its pinned hrtimer; an arm from another CPU sends the kick instead. The
- * hrtimer callback programs the timer when it finishes, so nothing is done
- * while it runs.
+ * earlier @due is the only reason to move it; nor for the tick of its last
+ * run or before, so that a base runs at most once a tick (a timeout due by
+ * then waits for the next tick: one tick late at most after its arm) and
+ * arms from another CPU send at most one kick a tick, however many come.
+ * Only the base's own CPU starts its pinned hrtimer; an arm from another CPU
+ * sends the kick instead. The hrtimer callback programs the timer when it
+ * finishes, so nothing is done while it runs.
  */
 void tw_program(struct tw_base *base, u64 due)
 {
+	due = max(due, base->last_fire + 1);
 	if (due >= base->programmed || !base->online || base->in_timer)
 		return;
 	if (base->cpu != smp_processor_id()) {
@@ -483,6 +535,7 @@ void tw_program(struct tw_base *base, u64 due)
 	hrtimer_start(&base->timer, ns_to_ktime(tw_tick_to_ns(due)),
 		      HRTIMER_MODE_ABS_PINNED_SOFT);
 }
+EXPORT_SYMBOL_IF_KUNIT(tw_program);
 
 /**
  * tw_idle_base() - cancel the hrtimer of a base that became empty
@@ -499,13 +552,12 @@ void tw_idle_base(struct tw_base *base)
 		base->programmed = U64_MAX;
 }
 
-/* Tick at which the base must look at @t, just filed on it. */
-static u64 due_tick(const struct tw_base *base,
-		    const struct twheel_timeout *t)
+/* Tick at which the base must look at @t, just filed on wheel @w. */
+static u64 due_tick(const struct tw_wheel *w, const struct twheel_timeout *t)
 {
 	if (t->idx < TW_NR_BUCKETS)
-		return tw_bucket_tick(base->clk, t->idx);
-	return base->clk;
+		return tw_bucket_tick(w->clk, t->idx);
+	return w->clk;
 }
 
 static struct tw_base *tw_lock_timeout_base(struct twheel_timeout *t,
@@ -622,8 +674,8 @@ static struct tw_base *tw_target_base(int cpu, enum tw_clock clock)
 	new = tw_base_of(local_target_cpu(), clock);
 	if (READ_ONCE(new->online))
 		return new;
-	/* That CPU is going down: any other online CPU will do. */
-	return tw_base_of(cpumask_any_but(cpu_online_mask, new->cpu), clock);
+	/* That CPU is going down: another online one that takes timers. */
+	return tw_base_of(tw_other_cpu(new->cpu), clock);
 }
 
 /*
@@ -661,9 +713,11 @@ static bool mod_skips(const struct twheel_timeout *t, bool was_pending,
 static bool same_bucket(const struct tw_base *base,
 			const struct twheel_timeout *t, u64 expires, int cpu)
 {
-	return t->idx < TW_NR_BUCKETS && expires > base->clk &&
+	const struct tw_wheel *w = tw_wheel_of(base, t->flags);
+
+	return t->idx < TW_NR_BUCKETS && expires > w->clk &&
 	       (cpu == TWHEEL_CPU_LOCAL || cpu == base->cpu) &&
-	       tw_calc_idx(base->clk, expires) == t->idx;
+	       tw_calc_idx(w->clk, expires) == t->idx;
 }
 
 /*
@@ -676,6 +730,7 @@ static int mod_timeout(struct twheel_timeout *t, u64 expires, u64 now,
 {
 	struct tw_base *base, *new;
 	unsigned long irqflags;
+	struct tw_wheel *w;
 	bool was_pending;
 
 	base = tw_lock_timeout_base(t, &irqflags);
@@ -700,14 +755,15 @@ static int mod_timeout(struct twheel_timeout *t, u64 expires, u64 now,
 		if (base->online)
 			break;
 	}
-	forward_clk(base, now);
+	w = tw_wheel_of(base, t->flags);
+	forward_clk(w, now);
 	t->expires = expires;
 	tw_enqueue(base, t);
 	if (was_pending)
 		base->stats.rearmed++;
 	else
 		base->stats.armed++;
-	tw_program(base, due_tick(base, t));
+	tw_program(base, due_tick(w, t));
 out_trace:
 	trace_twheel_arm(t, expires, base->cpu);
 out_unlock:
@@ -781,6 +837,41 @@ void tw_set_clock(struct twheel_timeout *t, enum tw_clock clock)
 }
 
 /**
+ * tw_set_queue() - give an idle timeout to an owner's queue
+ * @t: as for tw_set_clock()
+ * @queue: a queue from tw_queue_get(), or 0 (the kernel clients')
+ *
+ * twheel_timeout_init() puts every timeout on queue 0.
+ */
+void tw_set_queue(struct twheel_timeout *t, unsigned int queue)
+{
+	WRITE_ONCE(t->flags, (t->flags & ~TW_F_QUEUE_MASK) |
+		   queue << TW_F_QUEUE_SHIFT);
+}
+EXPORT_SYMBOL_IF_KUNIT(tw_set_queue);
+
+/*
+ * twheel_mod() once @now_ns is known to be a real reading, or @wheel_now a
+ * time not past it: the checks, against the caller's @now_ns, then the arm.
+ */
+static int mod_checked(struct twheel_timeout *t, u64 deadline_ns, u64 now_ns,
+		       u64 wheel_now, int cpu, unsigned int flags)
+{
+	int ret;
+
+	if (flags & ~(TWHEEL_MOD_PENDING_ONLY | TWHEEL_MOD_IDLE_ONLY) ||
+	    flags == (TWHEEL_MOD_PENDING_ONLY | TWHEEL_MOD_IDLE_ONLY))
+		return -EINVAL;
+	if (cpu != TWHEEL_CPU_LOCAL &&
+	    (cpu < 0 || cpu >= nr_cpu_ids || !cpu_possible(cpu)))
+		return -EINVAL;
+	ret = tw_check_deadline(deadline_ns, now_ns);
+	if (ret)
+		return ret;
+	return tw_mod(t, deadline_ns, wheel_now, cpu, flags);
+}
+
+/**
  * twheel_mod() - arm or move a timeout to an absolute time, with a clock
  *	reading the caller already has
  * @t: an initialised timeout
@@ -807,18 +898,16 @@ void tw_set_clock(struct twheel_timeout *t, enum tw_clock clock)
 int twheel_mod(struct twheel_timeout *t, u64 deadline_ns, u64 now_ns,
 	       int cpu, unsigned int flags)
 {
-	int ret;
+	enum tw_clock clock = tw_flags_clock(READ_ONCE(t->flags));
 
-	if (flags & ~(TWHEEL_MOD_PENDING_ONLY | TWHEEL_MOD_IDLE_ONLY) ||
-	    flags == (TWHEEL_MOD_PENDING_ONLY | TWHEEL_MOD_IDLE_ONLY))
-		return -EINVAL;
-	if (cpu != TWHEEL_CPU_LOCAL &&
-	    (cpu < 0 || cpu >= nr_cpu_ids || !cpu_possible(cpu)))
-		return -EINVAL;
-	ret = tw_check_deadline(deadline_ns, now_ns);
-	if (ret)
-		return ret;
-	return tw_mod(t, deadline_ns, now_ns, cpu, flags);
+	/*
+	 * The wheel's clock may follow @now_ns forward (forward_clk()), and
+	 * other clients' timeouts are filed against it: never past the real
+	 * clock, whatever the caller passed. The coarse clock lags the real
+	 * one and costs no clock read.
+	 */
+	return mod_checked(t, deadline_ns, now_ns,
+			   min(now_ns, tw_coarse_ns(clock)), cpu, flags);
 }
 EXPORT_SYMBOL_GPL(twheel_mod);
 
@@ -837,7 +926,7 @@ int twheel_arm(struct twheel_timeout *t, u64 delay_ns)
 
 	if (delay_ns > max_delay_ns)
 		return -ERANGE;
-	return twheel_mod(t, now + delay_ns, now, TWHEEL_CPU_LOCAL, 0);
+	return mod_checked(t, now + delay_ns, now, now, TWHEEL_CPU_LOCAL, 0);
 }
 EXPORT_SYMBOL_GPL(twheel_arm);
 
@@ -857,7 +946,9 @@ EXPORT_SYMBOL_GPL(twheel_arm);
  */
 int twheel_arm_abs(struct twheel_timeout *t, u64 deadline_ns, int cpu)
 {
-	return twheel_mod(t, deadline_ns, twheel_clock_ns(t), cpu, 0);
+	u64 now = twheel_clock_ns(t);
+
+	return mod_checked(t, deadline_ns, now, now, cpu, 0);
 }
 EXPORT_SYMBOL_GPL(twheel_arm_abs);
 
@@ -879,8 +970,8 @@ int twheel_rearm(struct twheel_timeout *t, u64 delay_ns)
 
 	if (delay_ns > max_delay_ns)
 		return -ERANGE;
-	return twheel_mod(t, now + delay_ns, now, TWHEEL_CPU_LOCAL,
-			  TWHEEL_MOD_PENDING_ONLY);
+	return mod_checked(t, now + delay_ns, now, now, TWHEEL_CPU_LOCAL,
+			   TWHEEL_MOD_PENDING_ONLY);
 }
 EXPORT_SYMBOL_GPL(twheel_rearm);
 
@@ -973,6 +1064,13 @@ static int cancel_sync(struct twheel_timeout *t, bool shutdown)
 	local_irq_restore(flags);
 #endif
 	WARN_ON_ONCE(in_hardirq());
+	/*
+	 * A callback that waited for another could wait for one that waits
+	 * for it, on its own CPU's expiry lock or another's: not allowed.
+	 */
+	if (WARN_ONCE(tw_in_callback(),
+		      "twheel: waiting for a callback from a timeout callback\n"))
+		return cancel_timeout(t, false, shutdown);
 	for (;;) {
 		ret = cancel_timeout(t, true, shutdown);
 		if (ret >= 0)
@@ -1025,8 +1123,10 @@ EXPORT_SYMBOL_GPL(twheel_try_cancel);
  * callback instead of spinning. Lockdep reports a caller that holds a lock
  * the callback takes, and two callbacks that wait on each other.
  *
- * Context: process or softirq context, not hard interrupt; not from @t's
- * own callback, and not while holding a lock that the callback takes.
+ * Context: process or softirq context, not hard interrupt, and not while
+ * holding a lock that the callback takes. Never from a timeout's callback
+ * (two callbacks waiting on each other deadlock): that warns once and only
+ * cancels, without waiting.
  * Return: 1 if a pending arming of @t was removed, 0 otherwise.
  */
 int twheel_cancel_sync(struct twheel_timeout *t)

@@ -53,6 +53,18 @@
 #define TW_F_SHUTDOWN		0x00020000U
 /* t->flags: runs on CLOCK_BOOTTIME; set by twheel_timeout_init_clock(). */
 #define TW_F_BOOTTIME		0x00040000U
+/* t->flags: the owner's queue (struct tw_wheel of its base), tw_set_queue(). */
+#define TW_F_QUEUE_SHIFT	24
+#define TW_F_QUEUE_MASK		0x0f000000U
+
+/*
+ * Owners whose timeouts a base keeps apart, each on a wheel of its own:
+ * queue 0 is the kernel clients', the others are handed out to the users of
+ * /dev/twheel (tw_queue_get()); more users than that share them.
+ */
+#define TW_NR_QUEUES		((TW_F_QUEUE_MASK >> TW_F_QUEUE_SHIFT) + 1)
+/* Timeouts one owner's turn of an expiry run may re-file. */
+#define TW_TURN_REFILES		TW_LOCKED_CHUNK
 
 /*
  * The clocks a timeout can run on. Each CPU has one base per clock, each
@@ -77,6 +89,13 @@ static inline u64 tw_clock_ns(enum tw_clock clock)
 {
 	return clock == TW_CLOCK_BOOT ? ktime_get_boottime_ns() :
 					ktime_get_ns();
+}
+
+/* The coarse time of @clock: the last tick's, never ahead of tw_clock_ns(). */
+static inline u64 tw_coarse_ns(enum tw_clock clock)
+{
+	return clock == TW_CLOCK_BOOT ? ktime_get_coarse_boottime_ns() :
+					ktime_get_coarse_ns();
 }
 
 /*
@@ -121,25 +140,49 @@ struct tw_stats {
 };
 
 /**
- * struct tw_base - one CPU's wheel for one clock
- * @lock: protects every field below but @expiry_lock and @expiry_waiters,
- *	and the lists of all timeouts queued on the base
- * @running: timeout whose callback runs right now, or NULL
+ * struct tw_wheel - the timeouts of one owner on one base
  * @clk: last tick processed; everything due at or before it is expired
- * @programmed: tick the hrtimer is set for, U64_MAX when it is not armed
- * @last_fire: tick of the previous hrtimer run, for @stats.ticks_skipped
- * @nr_pending: timeouts queued on the base (buckets, cascade, expired)
+ * @nr_pending: timeouts queued on the wheel (buckets, cascade, expired)
  * @levels_map: bit L set when level L has an occupied bucket
- * @online: the CPU is up and the base takes timeouts and programs its timer
- * @in_timer: the hrtimer callback is running; it reprograms on exit
- * @kick_sent: @kick_csd is on its way and its handler has not taken @lock yet
- * @cpu: the CPU this base belongs to
- * @clock: the clock of its ticks, its hrtimer and its timeouts
  * @occupied: per level, bit i set when bucket i of that level is non-empty
  * @cascade: timeouts of a due bucket, taken whole, to be re-filed; a bucket
  *	is taken only while it is empty
  * @expired: due timeouts waiting for their callbacks, in expiry order
  * @expired_last: the last entry of @expired (added behind), NULL if empty
+ * @buckets: TW_LEVELS levels of TW_LVL_SIZE buckets
+ *
+ * Everything is protected by the lock of the base the wheel belongs to.
+ */
+struct tw_wheel {
+	u64 clk;
+	unsigned long nr_pending;
+	unsigned long levels_map;
+	u64 occupied[TW_LEVELS];
+	struct hlist_head cascade;
+	struct hlist_head expired;
+	struct hlist_node *expired_last;
+	struct hlist_head buckets[TW_NR_BUCKETS];
+};
+
+/**
+ * struct tw_base - one CPU's wheels for one clock
+ * @lock: protects every field below but @expiry_lock and @expiry_waiters,
+ *	the wheels, and the lists of all timeouts queued on the base
+ * @running: timeout whose callback runs right now, or NULL
+ * @programmed: tick the hrtimer is set for, U64_MAX when it is not armed
+ * @last_fire: tick of the previous hrtimer run: the hrtimer is never set
+ *	for it or before it again, so a base runs at most once a tick
+ * @nr_pending: timeouts queued on the base, over all its wheels
+ * @active: bit q set when wheel q has timeouts queued
+ * @next_turn: the wheel whose turn comes next in an expiry run
+ * @online: the CPU is up and the base takes timeouts and programs its timer
+ * @in_timer: the hrtimer callback is running; it reprograms on exit
+ * @kick_sent: @kick_csd is on its way and its handler has not taken @lock yet
+ * @cpu: the CPU this base belongs to
+ * @clock: the clock of its ticks, its hrtimer and its timeouts
+ * @moved: timeouts re-filed since the lock was last dropped
+ * @wheels: the wheel of each queue, NULL until the queue is first used;
+ *	wheels[0] is @own
  * @expiry_lock: held by the hrtimer callback while it runs callbacks; a
  *	cancel that finds its timeout's callback running waits on it (sleeps
  *	and boosts the callback on PREEMPT_RT instead of spinning)
@@ -148,32 +191,42 @@ struct tw_stats {
  * @timer: pinned soft hrtimer that drives the base
  * @kick_csd: IPI that reprograms @timer on @cpu after an arm from another CPU
  * @stats: counters for debugfs
- * @buckets: TW_LEVELS levels of TW_LVL_SIZE buckets
+ * @own: the wheel of queue 0, the kernel clients'
  */
 struct tw_base {
 	raw_spinlock_t lock;	/* see the kernel-doc above */
 	struct twheel_timeout *running;
-	u64 clk;
 	u64 programmed;
 	u64 last_fire;
 	unsigned long nr_pending;
-	unsigned long levels_map;
+	unsigned long active;
+	unsigned int next_turn;
 	bool online;
 	bool in_timer;
 	bool kick_sent;
 	unsigned int cpu;
 	enum tw_clock clock;
-	u64 occupied[TW_LEVELS];
-	struct hlist_head cascade;
-	struct hlist_head expired;
-	struct hlist_node *expired_last;
+	unsigned int moved;
+	struct tw_wheel *wheels[TW_NR_QUEUES];
 	spinlock_t expiry_lock;	/* see the kernel-doc above */
 	atomic_t expiry_waiters;
 	struct hrtimer timer;
 	call_single_data_t kick_csd;
 	struct tw_stats stats;
-	struct hlist_head buckets[TW_NR_BUCKETS];
+	struct tw_wheel own;
 };
+
+/* The queue of a timeout whose flags are @tf. */
+static inline unsigned int tw_flags_queue(u32 tf)
+{
+	return (tf & TW_F_QUEUE_MASK) >> TW_F_QUEUE_SHIFT;
+}
+
+/* The wheel of @base that holds (or would hold) timeouts with flags @tf. */
+static inline struct tw_wheel *tw_wheel_of(const struct tw_base *base, u32 tf)
+{
+	return base->wheels[tw_flags_queue(tf)];
+}
 
 /* main.c: the setter of every unsigned int module parameter */
 struct kernel_param;
@@ -192,10 +245,13 @@ int tw_check_deadline(u64 deadline_ns, u64 now_ns);
 /* wheel.c: a base and its timeouts, called with base->lock held */
 void tw_base_init(struct tw_base *base, unsigned int cpu,
 		  enum tw_clock clock, u64 clk);
+void tw_wheel_init(struct tw_wheel *w, u64 clk);
+u64 tw_wheel_next_event(const struct tw_wheel *w);
 u64 tw_next_event(const struct tw_base *base);
 void tw_enqueue(struct tw_base *base, struct twheel_timeout *t);
 bool tw_dequeue(struct tw_base *base, struct twheel_timeout *t);
-bool tw_base_advance(struct tw_base *base, u64 now, unsigned int budget);
+bool tw_wheel_advance(struct tw_base *base, struct tw_wheel *w, u64 now,
+		      unsigned int *budget);
 void tw_program(struct tw_base *base, u64 due);
 void tw_idle_base(struct tw_base *base);
 void tw_debug_deactivate(struct twheel_timeout *t);
@@ -205,6 +261,7 @@ int tw_mod(struct twheel_timeout *t, u64 deadline_ns, u64 now_ns, int cpu,
 	   unsigned int flags);
 void tw_shutdown_many(struct twheel_timeout **ts, unsigned int n);
 void tw_set_clock(struct twheel_timeout *t, enum tw_clock clock);
+void tw_set_queue(struct twheel_timeout *t, unsigned int queue);
 
 /* expire.c */
 enum hrtimer_restart tw_hrtimer_fn(struct hrtimer *timer);
@@ -212,6 +269,7 @@ void tw_kick_fn(void *info);
 void tw_send_kick(struct tw_base *base);
 void tw_kicks_drain(void);
 void tw_wait_running(struct twheel_timeout *t);
+bool tw_in_callback(void);
 void tw_sync_callbacks(void);
 
 /* cpu.c */
@@ -236,6 +294,9 @@ static inline struct tw_base *tw_base_of(unsigned int cpu,
 	return &per_cpu_ptr(tw_bases, cpu)->base[clock];
 }
 
+unsigned int tw_other_cpu(unsigned int cpu);
+int tw_queue_get(void);
+void tw_queue_put(unsigned int queue);
 void tw_stats_add(struct tw_stats *sum, const struct tw_stats *s);
 void tw_stats_snapshot(unsigned int cpu, struct tw_stats *out,
 		       unsigned long *nr_pending);

@@ -196,6 +196,12 @@ static struct twheel_timeout *new_timeouts(struct kunit *test, unsigned int n)
 	return t;
 }
 
+/* Bring the kernel clients' wheel of @base up to @now: see tw_wheel_advance(). */
+static bool advance(struct tw_base *base, u64 now, unsigned int budget)
+{
+	return tw_wheel_advance(base, &base->own, now, &budget);
+}
+
 static void add_at(struct tw_base *base, struct twheel_timeout *t,
 		   u64 expires)
 {
@@ -228,8 +234,8 @@ static unsigned int advance_and_reap(struct kunit *test,
 	unsigned int n = 0;
 
 	raw_spin_lock_irq(&base->lock);
-	KUNIT_EXPECT_FALSE(test, tw_base_advance(base, now, UINT_MAX));
-	hlist_for_each_entry_safe(t, tmp, &base->expired, entry) {
+	KUNIT_EXPECT_FALSE(test, advance(base, now, UINT_MAX));
+	hlist_for_each_entry_safe(t, tmp, &base->own.expired, entry) {
 		KUNIT_EXPECT_LE(test, t->expires, now);
 		if (last_expires) {
 			KUNIT_EXPECT_GE(test, t->expires, *last_expires);
@@ -261,9 +267,9 @@ static void base_cascade_exact_tick(struct kunit *test)
 		struct hlist_node *tmp;
 
 		raw_spin_lock_irq(&base->lock);
-		tw_base_advance(base, next, UINT_MAX);
-		hlist_for_each_entry_safe(e, tmp, &base->expired, entry) {
-			KUNIT_EXPECT_EQ(test, e->expires, base->clk);
+		advance(base, next, UINT_MAX);
+		hlist_for_each_entry_safe(e, tmp, &base->own.expired, entry) {
+			KUNIT_EXPECT_EQ(test, e->expires, base->own.clk);
 			tw_dequeue(base, e);
 			fired++;
 		}
@@ -272,7 +278,7 @@ static void base_cascade_exact_tick(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fired, (unsigned int)ARRAY_SIZE(due));
 	KUNIT_EXPECT_GT(test, base->stats.cascaded, 0ULL);
 	KUNIT_EXPECT_EQ(test, base->nr_pending, 0UL);
-	KUNIT_EXPECT_EQ(test, base->levels_map, 0UL);
+	KUNIT_EXPECT_EQ(test, base->own.levels_map, 0UL);
 }
 
 static void base_not_due_one_tick_early(struct kunit *test)
@@ -325,14 +331,14 @@ static void base_cancel_clears_bitmaps(struct kunit *test)
 	add_at(base, &t[2], 5000);
 	raw_spin_lock_irq(&base->lock);
 	KUNIT_EXPECT_TRUE(test, tw_dequeue(base, &t[0]));
-	KUNIT_EXPECT_NE(test, base->occupied[0], 0ULL);
+	KUNIT_EXPECT_NE(test, base->own.occupied[0], 0ULL);
 	KUNIT_EXPECT_TRUE(test, tw_dequeue(base, &t[1]));
-	KUNIT_EXPECT_EQ(test, base->occupied[0], 0ULL);
+	KUNIT_EXPECT_EQ(test, base->own.occupied[0], 0ULL);
 	KUNIT_EXPECT_FALSE(test, tw_dequeue(base, &t[1]));
 	KUNIT_EXPECT_EQ(test, tw_next_event(base),
 			tw_bucket_tick(0, tw_calc_idx(0, 5000)));
 	KUNIT_EXPECT_TRUE(test, tw_dequeue(base, &t[2]));
-	KUNIT_EXPECT_EQ(test, base->levels_map, 0UL);
+	KUNIT_EXPECT_EQ(test, base->own.levels_map, 0UL);
 	KUNIT_EXPECT_EQ(test, tw_next_event(base), U64_MAX);
 	raw_spin_unlock_irq(&base->lock);
 }
@@ -348,7 +354,7 @@ static void base_budget_resumes(struct kunit *test)
 	for (i = 0; i < n; i++)
 		add_at(base, &t[i], 64 + (i % 64));
 	raw_spin_lock_irq(&base->lock);
-	while (tw_base_advance(base, 200, 100))
+	while (advance(base, 200, 100))
 		rounds++;
 	raw_spin_unlock_irq(&base->lock);
 	KUNIT_EXPECT_GE(test, rounds, n / 100 - 1);
@@ -376,7 +382,7 @@ static bool expired_are(struct tw_base *base, struct twheel_timeout **want,
 	struct twheel_timeout *t;
 	unsigned int i = 0;
 
-	hlist_for_each_entry(t, &base->expired, entry)
+	hlist_for_each_entry(t, &base->own.expired, entry)
 		if (i == n || t != want[i++])
 			return false;
 	return i == n;
@@ -404,7 +410,7 @@ static void base_expired_keeps_order_when_last_leaves(struct kunit *test)
 						  &t[2], &t[3] }, 2));
 	KUNIT_EXPECT_TRUE(test, del(base, &t[3]));
 	KUNIT_EXPECT_TRUE(test, del(base, &t[2]));
-	KUNIT_EXPECT_NULL(test, base->expired_last);
+	KUNIT_EXPECT_NULL(test, base->own.expired_last);
 	add_at(base, &t[1], 90);
 	add_at(base, &t[0], 95);
 	KUNIT_EXPECT_TRUE(test, expired_are(base, (struct twheel_timeout *[]){
@@ -419,12 +425,12 @@ static unsigned long walk_count(struct tw_base *base)
 	unsigned long n = 0;
 	unsigned int i;
 
-	hlist_for_each_entry(t, &base->expired, entry)
+	hlist_for_each_entry(t, &base->own.expired, entry)
 		n++;
-	hlist_for_each_entry(t, &base->cascade, entry)
+	hlist_for_each_entry(t, &base->own.cascade, entry)
 		n++;
 	for (i = 0; i < TW_NR_BUCKETS; i++)
-		hlist_for_each_entry(t, &base->buckets[i], entry)
+		hlist_for_each_entry(t, &base->own.buckets[i], entry)
 			n++;
 	return n;
 }
@@ -436,10 +442,10 @@ static bool bitmaps_match(struct tw_base *base)
 
 	for (i = 0; i < TW_NR_BUCKETS; i++) {
 		lvl = i / TW_LVL_SIZE;
-		if (!!(base->occupied[lvl] & BIT_ULL(i % TW_LVL_SIZE)) ==
-		    hlist_empty(&base->buckets[i]))
+		if (!!(base->own.occupied[lvl] & BIT_ULL(i % TW_LVL_SIZE)) ==
+		    hlist_empty(&base->own.buckets[i]))
 			return false;
-		if (!!base->occupied[lvl] != !!(base->levels_map & BIT(lvl)))
+		if (!!base->own.occupied[lvl] != !!(base->own.levels_map & BIT(lvl)))
 			return false;
 	}
 	return true;
@@ -470,9 +476,9 @@ static void base_nr_pending_matches_walk(struct kunit *test)
 			tw_dequeue(base, x);
 		} else {
 			now += prandom_u32_state(&rnd) % 64;
-			tw_base_advance(base, now, prandom_u32_state(&rnd) % 50);
+			advance(base, now, prandom_u32_state(&rnd) % 50);
 			if (r == 7)
-				hlist_for_each_entry_safe(e, tmp, &base->expired,
+				hlist_for_each_entry_safe(e, tmp, &base->own.expired,
 							  entry)
 					tw_dequeue(base, e);
 		}
@@ -486,8 +492,78 @@ static void base_nr_pending_matches_walk(struct kunit *test)
 	for (i = 0; i < n; i++)
 		tw_dequeue(base, &t[i]);
 	KUNIT_EXPECT_EQ(test, base->nr_pending, 0UL);
-	KUNIT_EXPECT_EQ(test, base->levels_map, 0UL);
+	KUNIT_EXPECT_EQ(test, base->own.levels_map, 0UL);
 	raw_spin_unlock_irq(&base->lock);
+}
+
+/*
+ * Two owners' wheels on one base: each timeout is filed on the wheel of its
+ * queue, the base's next event is the earlier of theirs, and advancing one
+ * wheel leaves the other's timeouts where they are.
+ */
+static void base_wheels_kept_apart(struct kunit *test)
+{
+	struct tw_base *base = new_base(test, 0);
+	struct tw_wheel *other = kunit_kzalloc(test, sizeof(*other),
+					       GFP_KERNEL);
+	struct twheel_timeout *t = new_timeouts(test, 2);
+
+	KUNIT_ASSERT_NOT_NULL(test, other);
+	tw_wheel_init(other, 0);
+	base->wheels[1] = other;
+	tw_set_queue(&t[1], 1);
+	add_at(base, &t[0], 10);
+	add_at(base, &t[1], 5);
+	raw_spin_lock_irq(&base->lock);
+	KUNIT_EXPECT_EQ(test, base->active, 3UL);
+	KUNIT_EXPECT_EQ(test, base->nr_pending, 2UL);
+	KUNIT_EXPECT_EQ(test, base->own.nr_pending, 1UL);
+	KUNIT_EXPECT_EQ(test, other->nr_pending, 1UL);
+	KUNIT_EXPECT_EQ(test, tw_next_event(base), 5ULL);
+	advance(base, 10, UINT_MAX);
+	KUNIT_EXPECT_PTR_EQ(test, base->own.expired.first, &t[0].entry);
+	KUNIT_EXPECT_TRUE(test, hlist_empty(&other->expired));
+	KUNIT_EXPECT_EQ(test, tw_next_event(base), 5ULL);
+	raw_spin_unlock_irq(&base->lock);
+	KUNIT_EXPECT_TRUE(test, del(base, &t[1]));
+	raw_spin_lock_irq(&base->lock);
+	KUNIT_EXPECT_EQ(test, base->active, 1UL);
+	KUNIT_EXPECT_EQ(test, tw_next_event(base), 10ULL);
+	raw_spin_unlock_irq(&base->lock);
+	KUNIT_EXPECT_TRUE(test, del(base, &t[0]));
+	KUNIT_EXPECT_EQ(test, base->active, 0UL);
+	KUNIT_EXPECT_EQ(test, tw_next_event(base), U64_MAX);
+}
+
+/*
+ * A base that ran at tick L is never programmed for L or before again, so
+ * it runs at most once a tick however often it is asked to run at once.
+ * L is a second ahead so that the hrtimer does not fire during the test.
+ */
+static void base_programmed_after_last_run(struct kunit *test)
+{
+	struct tw_base *base = new_base(test, 0);
+	u64 last = tw_ns_to_tick(ktime_get_ns() + NSEC_PER_SEC);
+	u64 programmed[3];
+
+	hrtimer_setup(&base->timer, tw_hrtimer_fn, CLOCK_MONOTONIC,
+		      HRTIMER_MODE_ABS_PINNED_SOFT);
+	raw_spin_lock_irq(&base->lock);
+	base->cpu = smp_processor_id();
+	base->online = true;
+	base->last_fire = last;
+	tw_program(base, last - 10);
+	programmed[0] = base->programmed;
+	tw_program(base, last);
+	programmed[1] = base->programmed;
+	tw_program(base, last + 5);
+	programmed[2] = base->programmed;
+	base->online = false;
+	raw_spin_unlock_irq(&base->lock);
+	hrtimer_cancel(&base->timer);
+	KUNIT_EXPECT_EQ(test, programmed[0], last + 1);
+	KUNIT_EXPECT_EQ(test, programmed[1], last + 1);
+	KUNIT_EXPECT_EQ(test, programmed[2], last + 1);
 }
 
 static struct kunit_case base_cases[] = {
@@ -499,6 +575,8 @@ static struct kunit_case base_cases[] = {
 	KUNIT_CASE(base_budget_resumes),
 	KUNIT_CASE(base_past_due_goes_to_expired),
 	KUNIT_CASE(base_expired_keeps_order_when_last_leaves),
+	KUNIT_CASE(base_wheels_kept_apart),
+	KUNIT_CASE(base_programmed_after_last_run),
 	{}
 };
 

@@ -9,10 +9,14 @@
  *                    limit (also in fdinfo and TWHEEL_IOC_INFO), a new file
  *                    is refused too, Slab grows less than 256 bytes per
  *                    timeout (stock kernels), uid 65533 can still arm, and
- *                    65534 can again once its files are closed;
+ *                    65534 can again once its files are closed; four IDs
+ *                    mapped into a user namespace root made arm the limit
+ *                    in all, not each (where there are user namespaces);
  *   arm_cpu.*        TWHEEL_ARM_CPU only for a CPU in the caller's affinity
  *                    (-EPERM outside it, alone or in a batch), unless the
- *                    caller has CAP_SYS_NICE;
+ *                    caller has CAP_SYS_NICE; a re-arm of a timeout on a
+ *                    CPU the caller lost fails with -EPERM, and a periodic
+ *                    one read there moves to the reader's CPU;
  *   storm.*          N timeouts on one deadline on CPU 1 (1,000,000 on the
  *                    stock kernels; on the debug kernel 200,000 or as many
  *                    as arm in 2 s there), armed by uid 65534, half of them
@@ -23,7 +27,13 @@
  *                    cyclictest does) on CPU 1 overshoots at
  *                    most 25 ms more around the expiry than for as long with
  *                    nothing armed; the same on CPU 0 while CPU 1 goes
- *                    offline with the N armed on it;
+ *                    offline with the N armed on it; and uid 65533's
+ *                    timeouts on CPU 1 (one per clock), 20 ms after the
+ *                    storm's deadline, fire at most 20 ms later than
+ *                    with nothing else armed (stock kernels), not after
+ *                    the storm; and a SCHED_FIFO probe on CPU 0 overshoots
+ *                    at most 5 ms more while uid 65534 closes a file of N
+ *                    timeouts there, or hands them over with DRAIN_CANCEL;
  *   epoll_fanout.*   one file in 1000 epoll sets, 100,000 expiries (fewer
  *                    on the debug kernel): the softirq time per expiry
  *                    (/proc/stat) is less than 10 times that of the same
@@ -613,6 +623,119 @@ TEST_F_TIMEOUT(user_limit, nobody_fills_to_limit, 60)
 	EXPECT_EQ(0, wait_child(a));
 }
 
+/*
+ * IDs mapped into a user namespace share the allowance of the namespace's
+ * owner: root makes a namespace with IDs 0 to 3 mapped onto 200000 to
+ * 200003, and each of those users arms up to half the limit from its own
+ * file. Charged to the owner (root) too, they get the limit in all, not
+ * twice it.
+ */
+#define NS_USERS	4
+#define NS_KUID		200000
+
+/* As mapped user @id: arm up to LIMIT / 2, report how many, wait for EOF. */
+static void __attribute__((noreturn)) ns_user_child(int id, int up, int done)
+{
+	struct twheel_op ops[LIMIT_CHUNK];
+	long long armed = 0;
+	int fd, err = 0;
+	char c;
+
+	if (setresgid(id, id, id) || setresuid(id, id, id))
+		armed = -errno;
+	fd = armed ? -1 : tw_open();
+	while (fd >= 0 && armed < LIMIT / 2 && !err) {
+		uint32_t n = LIMIT / 2 - armed < LIMIT_CHUNK ?
+			     LIMIT / 2 - armed : LIMIT_CHUNK;
+
+		armed += tw_arm_batch(fd, ops, n, 3600 * SEC, 0, 0, armed,
+				      &err);
+	}
+	if (fd < 0 && !armed)
+		armed = fd;
+	write_full(up, &armed, sizeof(armed));
+	while (read(done, &c, 1) > 0)
+		;
+	_exit(0);
+}
+
+/* In a new user namespace, once its maps are written: the users' total. */
+static void __attribute__((noreturn)) ns_owner_child(int up, int go)
+{
+	long long total = 0, armed;
+	int rep[2], done[2], i;
+	char c;
+
+	if (unshare(CLONE_NEWUSER)) {
+		total = -errno;
+		write_full(up, &total, sizeof(total));
+		_exit(0);
+	}
+	write_full(up, &total, sizeof(total));
+	if (read(go, &c, 1) != 1 || pipe(rep) || pipe(done))
+		_exit(1);
+	for (i = 0; i < NS_USERS; i++) {
+		pid_t pid = fork();
+
+		if (pid == 0) {
+			close(done[1]);
+			ns_user_child(i, rep[1], done[0]);
+		}
+		if (pid < 0)
+			_exit(1);
+	}
+	close(done[0]);
+	for (i = 0; i < NS_USERS; i++) {
+		if (read_full(rep[0], &armed, sizeof(armed)))
+			_exit(1);
+		total = total < 0 ? total : armed < 0 ? armed : total + armed;
+	}
+	write_full(up, &total, sizeof(total));
+	close(done[1]);
+	while (wait(NULL) > 0)
+		;
+	_exit(0);
+}
+
+/* Map IDs 0 to NS_USERS - 1 of @pid's user namespace onto NS_KUID up. */
+static int ns_write_maps(pid_t pid)
+{
+	char path[64], map[64];
+
+	snprintf(map, sizeof(map), "0 %d %d\n", NS_KUID, NS_USERS);
+	snprintf(path, sizeof(path), "/proc/%d/uid_map", pid);
+	if (write_str(path, map))
+		return -1;
+	snprintf(path, sizeof(path), "/proc/%d/gid_map", pid);
+	return write_str(path, map);
+}
+
+TEST_F_TIMEOUT(user_limit, namespace_ids_share_owner_limit, 60)
+{
+	int up[2], go[2];
+	long long total;
+	pid_t pid;
+
+	ASSERT_EQ(0, pipe(up));
+	ASSERT_EQ(0, pipe(go));
+	pid = fork_child();
+	ASSERT_GE(pid, 0);
+	if (pid == 0)
+		ns_owner_child(up[1], go[0]);
+	ASSERT_EQ(0, read_full(up[0], &total, sizeof(total)));
+	if (total < 0) {
+		wait_child(pid);
+		SKIP(return, "no user namespace here: %s", strerror(-total));
+	}
+	ASSERT_EQ(0, ns_write_maps(pid));
+	ASSERT_EQ(1, write(go[1], "g", 1));
+	ASSERT_EQ(0, read_full(up[0], &total, sizeof(total)));
+	ASSERT_EQ(0, wait_child(pid));
+	ksft_print_msg("%d users of one user namespace (root's), up to %d each: %lld armed in all; the limit is %d\n",
+		       NS_USERS, LIMIT / 2, total, LIMIT);
+	EXPECT_EQ((long long)LIMIT, total);
+}
+
 /* ------------------------------------------------------------------ */
 /* 2. TWHEEL_ARM_CPU and the caller's affinity */
 
@@ -703,6 +826,123 @@ TEST_F_TIMEOUT(arm_cpu, outside_affinity_needs_cap_sys_nice, 30)
 	ASSERT_EQ(0, wait_child(pid));
 	ksft_print_msg("root on CPU 0 only: ARM_CPU 1 -> %d\n", r.outside);
 	EXPECT_EQ(0, r.outside);
+}
+
+/*
+ * The CPU is checked at a re-arm too: a timeout uid 65534 armed on CPU 1
+ * while it could run there cannot be re-armed once its affinity is CPU 0
+ * only (-EPERM, the timeout left as it was), and can again once CPU 1 is
+ * back in its affinity; a periodic one read then goes to the reader's CPU.
+ */
+struct rearm_report {
+	int err;
+	int armed, lost, still_pending, back;
+	int periodic, read, get_cpu_flag_before, get_cpu_flag_after;
+};
+
+/* Does TWHEEL_IOC_GET say @handle runs on a chosen CPU? -errno on error. */
+static int tw_get_has_cpu(int fd, uint64_t handle)
+{
+	struct twheel_get g = { .handle = handle };
+
+	if (ioctl(fd, TWHEEL_IOC_GET, &g))
+		return -errno;
+	return !!(g.flags & TWHEEL_ARM_CPU);
+}
+
+/*
+ * A periodic timeout on CPU 1 whose record is read by a task that may not
+ * use CPU 1 any more is re-armed on the reader's CPU instead.
+ */
+static void rearm_periodic(int fd, struct rearm_report *r)
+{
+	struct twheel_arm a = {
+		.cookie = 2, .expires = 5 * MS, .period = 5 * MS,
+		.flags = TWHEEL_ARM_CPU, .cpu = 1,
+	};
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	struct twheel_event ev[4];
+	cpu_set_t both;
+
+	CPU_ZERO(&both);
+	CPU_SET(0, &both);
+	CPU_SET(1, &both);
+	sched_setaffinity(0, sizeof(both), &both);
+	r->periodic = ioctl(fd, TWHEEL_IOC_ARM, &a) ? -errno : 0;
+	r->get_cpu_flag_before = tw_get_has_cpu(fd, a.handle);
+	pin_self(0);
+	r->read = poll(&pfd, 1, 10000) == 1 && read(fd, ev, sizeof(ev)) > 0 ?
+		  0 : -EIO;
+	r->get_cpu_flag_after = tw_get_has_cpu(fd, a.handle);
+}
+
+static int tw_rearm_handle(int fd, uint64_t handle, uint64_t expires)
+{
+	struct twheel_rearm r = { .handle = handle, .expires = expires };
+
+	return ioctl(fd, TWHEEL_IOC_REARM, &r) ? -errno : 0;
+}
+
+static void __attribute__((noreturn)) rearm_child(int up)
+{
+	struct twheel_arm a = {
+		.cookie = 1, .expires = 3600 * SEC, .flags = TWHEEL_ARM_CPU,
+		.cpu = 1,
+	};
+	struct rearm_report r = { 0 };
+	cpu_set_t both;
+	int fd;
+
+	CPU_ZERO(&both);
+	CPU_SET(0, &both);
+	CPU_SET(1, &both);
+	if (sched_setaffinity(0, sizeof(both), &both))
+		r.err = -errno;
+	if (!r.err)
+		r.err = drop_to(NOBODY);
+	fd = r.err ? r.err : tw_open();
+	if (fd < 0 && !r.err)
+		r.err = fd;
+	if (!r.err) {
+		r.armed = ioctl(fd, TWHEEL_IOC_ARM, &a) ? -errno : 0;
+		pin_self(0);
+		r.lost = tw_rearm_handle(fd, a.handle, 1800 * SEC);
+		r.still_pending = fdinfo(fd, "pending") == 1;
+		sched_setaffinity(0, sizeof(both), &both);
+		r.back = tw_rearm_handle(fd, a.handle, 1800 * SEC);
+		rearm_periodic(fd, &r);
+	}
+	write_full(up, &r, sizeof(r));
+	_exit(0);
+}
+
+TEST_F_TIMEOUT(arm_cpu, rearm_after_losing_the_cpu, 30)
+{
+	struct rearm_report r;
+	int p[2];
+	pid_t pid;
+
+	ASSERT_EQ(0, pipe(p));
+	pid = fork_child();
+	ASSERT_GE(pid, 0);
+	if (pid == 0)
+		rearm_child(p[1]);
+	ASSERT_EQ(0, read_full(p[0], &r, sizeof(r)));
+	ASSERT_EQ(0, wait_child(pid));
+	ASSERT_EQ(0, r.err);
+	ksft_print_msg("uid %d: ARM_CPU 1 -> %d; on CPU 0 only, REARM -> %d; with CPU 1 back, REARM -> %d\n",
+		       NOBODY, r.armed, r.lost, r.back);
+	ksft_print_msg("periodic on CPU 1 -> %d, on a CPU (GET) %d; read on CPU 0 only -> %d, then on a CPU (GET) %d\n",
+		       r.periodic, r.get_cpu_flag_before, r.read,
+		       r.get_cpu_flag_after);
+	EXPECT_EQ(0, r.armed);
+	EXPECT_EQ(-EPERM, r.lost);
+	EXPECT_TRUE(r.still_pending);
+	EXPECT_EQ(0, r.back);
+	EXPECT_EQ(0, r.periodic);
+	EXPECT_EQ(1, r.get_cpu_flag_before);
+	EXPECT_EQ(0, r.read);
+	EXPECT_EQ(0, r.get_cpu_flag_after);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1291,6 +1531,246 @@ TEST_F_TIMEOUT(storm, one_deadline_one_cpu, 120)
 	if (judge_latency(_metadata, &base)) {
 		EXPECT_LE(busy.max_over, base.max_over + STORM_STALL_NS);
 	}
+}
+
+/*
+ * Another user's timeouts on CPU 1, one on each clock, due BYSTANDER_AFTER
+ * after the storm's deadline: the expiry runs serve the storm's owner and
+ * the bystander in turn, so they fire about a tick, a run and a yield of
+ * the storm's late (Documentation/uapi.rst), not after the storm (seconds
+ * here when one expired list served all). Judged against the same
+ * timeouts with nothing else armed: at most BYSTANDER_EXTRA later.
+ */
+#define BYSTANDER_AFTER		(20 * MS)
+#define BYSTANDER_EXTRA		(20 * MS)
+
+/* What uid 65533's timeouts saw, sent up a pipe: [0] monotonic, [1] boot. */
+struct bystander_report {
+	int err;
+	uint64_t late[2];	/* expired - deadline, as the kernel stamped */
+	uint64_t read_late;	/* when read() returned the last, monotonic */
+};
+
+static int bystander_arm(int fd, uint64_t expires, uint32_t flags,
+			 uint64_t cookie)
+{
+	struct twheel_arm a = {
+		.cookie = cookie, .expires = expires, .cpu = 1,
+		.flags = TWHEEL_ARM_ABS | TWHEEL_ARM_CPU | flags,
+	};
+
+	return ioctl(fd, TWHEEL_IOC_ARM, &a) ? -errno : 0;
+}
+
+/* Wait for the two records of bystander_child(); 0 or -errno. */
+static int bystander_wait(int fd, struct bystander_report *r,
+			  uint64_t deadline)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	struct twheel_event ev;
+	int got = 0;
+
+	while (got < 2) {
+		if (poll(&pfd, 1, 60000) != 1 ||
+		    read(fd, &ev, sizeof(ev)) != sizeof(ev) ||
+		    ev.cookie > 1 || ev.expired < ev.deadline)
+			return -EIO;
+		r->late[ev.cookie] = ev.expired - ev.deadline;
+		got++;
+	}
+	r->read_late = now_ns() - deadline;
+	return 0;
+}
+
+/*
+ * As uid 65533: a timeout on CPU 1 at @deadline on each clock (the same
+ * instant), and a blocking wait for both.
+ */
+static void __attribute__((noreturn)) bystander_child(int up,
+						     uint64_t deadline)
+{
+	struct bystander_report r = { 0 };
+	cpu_set_t cpus;
+	int fd = -1;
+
+	CPU_ZERO(&cpus);
+	CPU_SET(0, &cpus);
+	CPU_SET(1, &cpus);
+	if (sched_setaffinity(0, sizeof(cpus), &cpus))
+		r.err = -errno;
+	if (!r.err)
+		r.err = drop_to(OTHER_UID);
+	if (!r.err) {
+		fd = tw_open();
+		r.err = fd < 0 ? fd : 0;
+	}
+	if (!r.err)
+		r.err = bystander_arm(fd, deadline, 0, 0);
+	if (!r.err)
+		r.err = bystander_arm(fd, deadline + boot_ns() - now_ns(),
+				      TWHEEL_ARM_BOOTTIME, 1);
+	if (!r.err)
+		r.err = bystander_wait(fd, &r, deadline);
+	write_full(up, &r, sizeof(r));
+	_exit(0);
+}
+
+/* Run bystander_child() for @deadline and collect its report. */
+static void bystander_run(struct __test_metadata *_metadata,
+			  uint64_t deadline, struct bystander_report *r)
+{
+	int p[2];
+	pid_t pid;
+
+	ASSERT_EQ(0, pipe(p));
+	pid = fork_child();
+	ASSERT_GE(pid, 0);
+	if (pid == 0)
+		bystander_child(p[1], deadline);
+	ASSERT_EQ(0, read_full(p[0], r, sizeof(*r)));
+	ASSERT_EQ(0, wait_child(pid));
+	close(p[0]);
+	close(p[1]);
+	ASSERT_EQ(0, r->err);
+}
+
+static void bystander_report(const struct bystander_report *r,
+			     const char *what)
+{
+	ksft_print_msg("%s: uid %d's timeouts on CPU 1 expired %llu us (CLOCK_MONOTONIC) and %llu us (CLOCK_BOOTTIME) after their deadline; read %llu us after it\n",
+		       what, OTHER_UID, (unsigned long long)r->late[0] / 1000,
+		       (unsigned long long)r->late[1] / 1000,
+		       (unsigned long long)r->read_late / 1000);
+}
+
+TEST_F_TIMEOUT(storm, bystander_not_behind_storm, 120)
+{
+	struct bystander_report alone, r;
+	struct storm *s = &self->s;
+	uint64_t by_deadline;
+	int c;
+
+	pin_self(0);
+	bystander_run(_metadata, now_ns() + 200 * MS, &alone);
+	storm_arm(_metadata, s, 1, 0);
+	storm_read_all(_metadata, s);
+	by_deadline = s->deadline + BYSTANDER_AFTER;
+	bystander_run(_metadata, by_deadline, &r);
+	storm_wait_expired(s);
+	pthread_join(s->reader, NULL);
+	storm_report(s, "storm");
+	storm_close(s);
+	bystander_report(&alone, "nothing else armed");
+	bystander_report(&r, "20 ms after the storm's deadline");
+	EXPECT_EQ(s->n, s->got);
+	EXPECT_EQ(0U, s->early);
+	if (s->max_late <= BYSTANDER_AFTER)
+		SKIP(return, "the storm was over before the other user's timeouts were due: nothing to judge");
+	if (debug_kernel()) {
+		ksft_print_msg("debug kernel: the other user's lateness reported, not judged\n");
+		return;
+	}
+	for (c = 0; c < 2; c++)
+		EXPECT_LE(r.late[c], alone.late[c] + BYSTANDER_EXTRA);
+}
+
+/*
+ * Taking down a full file: uid 65534 holds the storm's N timeouts (an hour
+ * away) in one file and closes it, or hands them all over with
+ * TWHEEL_DRAIN_CANCEL, from CPU 0, while a SCHED_FIFO probe sleeps 1 ms at a
+ * time there. Both work in chunks with the locks dropped and a chance to
+ * reschedule between them, so the probe overshoots at most TEARDOWN_EXTRA
+ * more than for as long with CPU 0 kept busy and nothing armed. (Freeing the
+ * index with xa_destroy() walked it all with interrupts off.)
+ */
+#define TEARDOWN_EXTRA		(5 * MS)
+#define TEARDOWN_BATCH		4096
+
+/* As uid 65534 on CPU 0: one file with @n timeouts an hour away. */
+static int teardown_fill(struct __test_metadata *_metadata, uint64_t n)
+{
+	static struct twheel_op ops[TEARDOWN_BATCH];
+	uint64_t done = 0;
+	int fd, err = 0;
+
+	ASSERT_EQ(0, pin_self(0));
+	ASSERT_EQ(0, act_as(NOBODY));
+	fd = tw_open();
+	ASSERT_GE(fd, 0);
+	while (done < n && !err) {
+		uint32_t k = n - done < TEARDOWN_BATCH ? n - done :
+			     TEARDOWN_BATCH;
+
+		done += tw_arm_batch(fd, ops, k, 3600 * SEC, 0, 0, done, &err);
+	}
+	EXPECT_EQ(0, err);
+	EXPECT_EQ((long long)n, fdinfo(fd, "pending"));
+	return fd;
+}
+
+/* DRAIN_CANCEL until nothing is left; returns the timeouts handed over. */
+static uint64_t teardown_drain(int fd)
+{
+	static struct twheel_get gets[TEARDOWN_BATCH];
+	struct twheel_drain d = {
+		.entries = (uintptr_t)gets, .count = TEARDOWN_BATCH,
+		.entry_size = sizeof(gets[0]), .flags = TWHEEL_DRAIN_CANCEL,
+	};
+	uint64_t n = 0;
+
+	do {
+		if (ioctl(fd, TWHEEL_IOC_DRAIN, &d))
+			break;
+		n += d.filled;
+	} while (d.filled);
+	return n;
+}
+
+/* Close (@drain false) or drain a full file under the probe; judge it. */
+static void teardown_run(struct __test_metadata *_metadata, bool drain)
+{
+	const char *what = drain ? "DRAIN_CANCEL" : "close";
+	uint64_t n, t0, took, drained = 0;
+	struct probe busy, base;
+	long long cost;
+	int fd;
+
+	cost = arm_cost_ns(0);
+	ASSERT_GT(cost, 0);
+	n = storm_size(debug_kernel() ? STORM_N_DEBUG : STORM_N_STOCK,
+		       STORM_N_MIN, cost);
+	fd = teardown_fill(_metadata, n);
+	ASSERT_EQ(0, probe_start(&busy, 0));
+	sleep_ms(100);
+	t0 = now_ns();
+	if (drain)
+		drained = teardown_drain(fd);
+	close(fd);
+	took = now_ns() - t0;
+	sleep_ms(100);
+	probe_stop(&busy);
+	ASSERT_EQ(0, act_as_root());
+	ASSERT_EQ(0, probe_baseline(&base, 0, 1, busy.end - busy.start));
+	ksft_print_msg("%s of a file with %llu timeouts of uid %d on CPU 0 took %llu ms\n",
+		       what, (unsigned long long)n, NOBODY,
+		       (unsigned long long)took / MS);
+	probe_report(&busy, what);
+	probe_report(&base, "as long, nothing armed, CPU 0 kept busy");
+	if (drain)
+		EXPECT_EQ(n, drained);
+	if (judge_latency(_metadata, &base)) {
+		EXPECT_LE(busy.max_over, base.max_over + TEARDOWN_EXTRA);
+	}
+}
+
+TEST_F_TIMEOUT(storm, close_full_file_keeps_latency, 120)
+{
+	teardown_run(_metadata, false);
+}
+
+TEST_F_TIMEOUT(storm, drain_cancel_keeps_latency, 120)
+{
+	teardown_run(_metadata, true);
 }
 
 /*
