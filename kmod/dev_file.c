@@ -652,8 +652,8 @@ int twdev_get(struct twdev_file *tf, u64 handle, u64 now,
 unsigned int twdev_list(struct twdev_file *tf, unsigned long *cursor,
 			u64 now, struct twheel_get *out, unsigned int max)
 {
+	unsigned int n = 0, seen = 0;
 	struct twdev_timeout *tdt;
-	unsigned int n = 0;
 
 	lockdep_assert_held(&tf->lock);
 	xa_for_each_start(&tf->timeouts, *cursor, tdt, *cursor) {
@@ -661,7 +661,7 @@ unsigned int twdev_list(struct twdev_file *tf, unsigned long *cursor,
 			return n;
 		if (!xa_is_value(tdt) && upper_32_bits(tdt->handle))
 			twdev_describe(tf, tdt, now, &out[n++]);
-		if (!(*cursor % TW_LOCKED_CHUNK))
+		if (!(++seen % TW_LOCKED_CHUNK))
 			cond_resched();
 	}
 	/* Past the last slot: no slot is ULONG_MAX. */
@@ -788,17 +788,19 @@ static void twdev_shutdown_all(struct twdev_file *tf)
 {
 	struct twheel_timeout *chunk[TW_LOCKED_CHUNK];
 	struct twdev_timeout *tdt;
+	unsigned int n = 0, seen = 0;
 	unsigned long slot;
-	unsigned int n = 0;
 
 	xa_for_each(&tf->timeouts, slot, tdt) {
+		/* Spare slots too: a file may have a million of them. */
+		if (!(++seen % TW_LOCKED_CHUNK))
+			cond_resched();
 		if (xa_is_value(tdt))
 			continue;
 		chunk[n++] = &tdt->tw;
 		if (n == ARRAY_SIZE(chunk)) {
 			tw_shutdown_many(chunk, n);
 			n = 0;
-			cond_resched();
 		}
 	}
 	tw_shutdown_many(chunk, n);

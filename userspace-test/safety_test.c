@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * safety_test.c - /dev/twheel is open to every user (mode 0666): what one
- * user can do to the machine through it is bounded (issue 9).
+ * user can do to the machine through it is bounded.
  *
  *   user_limit.*     the per-user limit on timeouts (max_user_timeouts,
  *                    set to 20,000; 5,000 on the debug kernel): uid 65534
@@ -32,7 +32,7 @@
  *                    storm's deadline, fire at most 20 ms later than
  *                    with nothing else armed (stock kernels), not after
  *                    the storm; and a SCHED_FIFO probe on CPU 0 overshoots
- *                    at most 5 ms more while uid 65534 closes a file of N
+ *                    at most 10 ms more while uid 65534 closes a file of N
  *                    timeouts there, or hands them over with DRAIN_CANCEL;
  *   epoll_fanout.*   one file in 1000 epoll sets, 100,000 expiries (fewer
  *                    on the debug kernel): the softirq time per expiry
@@ -1680,10 +1680,13 @@ TEST_F_TIMEOUT(storm, bystander_not_behind_storm, 120)
  * TWHEEL_DRAIN_CANCEL, from CPU 0, while a SCHED_FIFO probe sleeps 1 ms at a
  * time there. Both work in chunks with the locks dropped and a chance to
  * reschedule between them, so the probe overshoots at most TEARDOWN_EXTRA
- * more than for as long with CPU 0 kept busy and nothing armed. (Freeing the
- * index with xa_destroy() walked it all with interrupts off.)
+ * more than for as long with CPU 0 kept busy and nothing armed. Measured on
+ * stock 6.12 under TCG: DRAIN_CANCEL +15.6 ms when it rescheduled only
+ * between calls of 4096, -0.5 ms now; close +3.9 ms when xa_destroy()
+ * walked the whole index with interrupts off, +0.7 and +4.4 ms now: two
+ * probe windows differ by up to about 5 ms here, hence 10 ms.
  */
-#define TEARDOWN_EXTRA		(5 * MS)
+#define TEARDOWN_EXTRA		(10 * MS)
 #define TEARDOWN_BATCH		4096
 
 /* As uid 65534 on CPU 0: one file with @n timeouts an hour away. */
@@ -1740,6 +1743,8 @@ static void teardown_run(struct __test_metadata *_metadata, bool drain)
 	n = storm_size(debug_kernel() ? STORM_N_DEBUG : STORM_N_STOCK,
 		       STORM_N_MIN, cost);
 	fd = teardown_fill(_metadata, n);
+	/* The probe needs root's CAP_SYS_NICE for SCHED_FIFO. */
+	ASSERT_EQ(0, act_as_root());
 	ASSERT_EQ(0, probe_start(&busy, 0));
 	sleep_ms(100);
 	t0 = now_ns();
@@ -1749,7 +1754,7 @@ static void teardown_run(struct __test_metadata *_metadata, bool drain)
 	took = now_ns() - t0;
 	sleep_ms(100);
 	probe_stop(&busy);
-	ASSERT_EQ(0, act_as_root());
+	ASSERT_TRUE(busy.fifo);
 	ASSERT_EQ(0, probe_baseline(&base, 0, 1, busy.end - busy.start));
 	ksft_print_msg("%s of a file with %llu timeouts of uid %d on CPU 0 took %llu ms\n",
 		       what, (unsigned long long)n, NOBODY,
