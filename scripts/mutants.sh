@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# mutants.sh - `make mutants`: prove that the tests can fail (issue 10).
+# mutants.sh - `make mutants`: prove that the tests can fail.
 #
 # Each scripts/mutants/NAME.patch plants one bug in the module. Its header,
 # before the diff, names the test program meant to catch it (or the KUnit

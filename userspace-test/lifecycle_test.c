@@ -310,6 +310,16 @@ static void *reader_main(void *arg)
 	return NULL;
 }
 
+static long long armed_so_far(struct stress *s)
+{
+	long long n = 0;
+	int a;
+
+	for (a = 0; a < ARMERS; a++)
+		n += atomic_load(&s->armed[a]);
+	return n;
+}
+
 /*
  * Armers arm one-shot timeouts (0-20 ms) and cancel or re-arm recent ones;
  * readers read records in parallel. Every timeout ends up either read once
@@ -333,7 +343,13 @@ TEST_F_TIMEOUT(slow, threads_arm_cancel_read_at_once, 90)
 		ASSERT_EQ(pthread_create(&arm_t[i], NULL, armer_main,
 					 &armers[i]), 0);
 	}
-	sleep_ns(1500 * MS);
+	/*
+	 * At least 1.5 s and 2000 arms: a slow guest (debug-rt under load
+	 * armed 890 in 1.5 s) runs longer instead of testing less; 30 s at
+	 * most.
+	 */
+	for (i = 0; i < 300 && (i < 15 || armed_so_far(s) < 2000); i++)
+		sleep_ns(100 * MS);
 	atomic_store(&s->stop, 1);
 	for (i = 0; i < ARMERS; i++)
 		pthread_join(arm_t[i], NULL);
