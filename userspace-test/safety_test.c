@@ -322,6 +322,27 @@ static int drop_to(uid_t uid)
 	return 0;
 }
 
+/* Allow the caller CPUs 0 and 1, the ones the tests arm on; 0 or -errno. */
+static int allow_cpus_0_1(void)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	CPU_SET(1, &set);
+	return sched_setaffinity(0, sizeof(set), &set) ? -errno : 0;
+}
+
+/* In a forked child: CPUs 0 and 1, become @uid, open the device; fd or -errno. */
+static int child_open_as(uid_t uid)
+{
+	int err = allow_cpus_0_1();
+
+	if (!err)
+		err = drop_to(uid);
+	return err ? err : tw_open();
+}
+
 /*
  * Act as @uid (and group) until act_as_root(), keeping root as the saved
  * set-user-ID: files opened meanwhile belong to @uid, and arms from them
@@ -862,12 +883,8 @@ static void rearm_periodic(int fd, struct rearm_report *r)
 	};
 	struct pollfd pfd = { .fd = fd, .events = POLLIN };
 	struct twheel_event ev[4];
-	cpu_set_t both;
 
-	CPU_ZERO(&both);
-	CPU_SET(0, &both);
-	CPU_SET(1, &both);
-	sched_setaffinity(0, sizeof(both), &both);
+	allow_cpus_0_1();
 	r->periodic = ioctl(fd, TWHEEL_IOC_ARM, &a) ? -errno : 0;
 	r->get_cpu_flag_before = tw_get_has_cpu(fd, a.handle);
 	pin_self(0);
@@ -890,25 +907,15 @@ static void __attribute__((noreturn)) rearm_child(int up)
 		.cpu = 1,
 	};
 	struct rearm_report r = { 0 };
-	cpu_set_t both;
-	int fd;
+	int fd = child_open_as(NOBODY);
 
-	CPU_ZERO(&both);
-	CPU_SET(0, &both);
-	CPU_SET(1, &both);
-	if (sched_setaffinity(0, sizeof(both), &both))
-		r.err = -errno;
-	if (!r.err)
-		r.err = drop_to(NOBODY);
-	fd = r.err ? r.err : tw_open();
-	if (fd < 0 && !r.err)
-		r.err = fd;
+	r.err = fd < 0 ? fd : 0;
 	if (!r.err) {
 		r.armed = ioctl(fd, TWHEEL_IOC_ARM, &a) ? -errno : 0;
 		pin_self(0);
 		r.lost = tw_rearm_handle(fd, a.handle, 1800 * SEC);
 		r.still_pending = fdinfo(fd, "pending") == 1;
-		sched_setaffinity(0, sizeof(both), &both);
+		allow_cpus_0_1();
 		r.back = tw_rearm_handle(fd, a.handle, 1800 * SEC);
 		rearm_periodic(fd, &r);
 	}
@@ -1590,20 +1597,9 @@ static void __attribute__((noreturn)) bystander_child(int up,
 						     uint64_t deadline)
 {
 	struct bystander_report r = { 0 };
-	cpu_set_t cpus;
-	int fd = -1;
+	int fd = child_open_as(OTHER_UID);
 
-	CPU_ZERO(&cpus);
-	CPU_SET(0, &cpus);
-	CPU_SET(1, &cpus);
-	if (sched_setaffinity(0, sizeof(cpus), &cpus))
-		r.err = -errno;
-	if (!r.err)
-		r.err = drop_to(OTHER_UID);
-	if (!r.err) {
-		fd = tw_open();
-		r.err = fd < 0 ? fd : 0;
-	}
+	r.err = fd < 0 ? fd : 0;
 	if (!r.err)
 		r.err = bystander_arm(fd, deadline, 0, 0);
 	if (!r.err)
