@@ -11,7 +11,8 @@
 #   3. built kernels (scripts/debug-kernel.sh, cached), module builds per
 #      kernel, userspace tests (make -C userspace-test)
 #   4. one guest per kernel running scripts/guest/check.sh: KUnit (built
-#      kernels), example module, userspace suite, rmmod, kmemleak (built)
+#      kernels), example module, userspace suite, rmmod, kmemleak (built);
+#      built kernels' guests two at a time, stock ones alone after them
 #   5. splat scan of every guest log (scripts/scan-log.sh)
 #   6. scripts/check-harness.sh (the harness proves it can fail)
 #   7. summary; last line "N passed, N failed"; exit 1 on any failure
@@ -30,7 +31,8 @@
 #   --module-src DIR             build this module tree instead of the repo's
 #   --tests-dir DIR              test programs from DIR (no userspace-test build)
 #   --main-module NAME|none      module loaded first, removed last (default twheel)
-# Environment: TWHEEL_GUEST_TIMEOUT (seconds per guest; default: the
+# Environment: TWHEEL_GUEST_JOBS (built kernels' guests at a time, default
+# 2; 1 = one after another), TWHEEL_GUEST_TIMEOUT (seconds per guest; default: the
 # kernel's timeout column in scripts/kernels.conf), TWHEEL_TEST_TIMEOUT
 # (seconds per test program, default 300), TWHEEL_CACHE, TWHEEL_BUILD.
 # Outputs under build/check/: ledger.tsv, static/*.log, guest-<kernel>/.
@@ -306,6 +308,59 @@ run_guest() {
 	phase "$kernel guest done"
 }
 
+# Build kernel $1's modules and boot its guest.
+test_kernel() {
+	if build_for_kernel "$1"; then
+		run_guest "$1"
+	else
+		record fail guest "$1" "guest not booted: the build failed"
+	fi
+}
+
+# test_kernel in the background with its own ledger and log, so that two
+# guests' results do not interleave; collect_kernel appends them in order.
+start_kernel() {
+	local k=$1
+	(TWHEEL_LEDGER=$OUTDIR/ledger-$k.tsv && : >"$TWHEEL_LEDGER" && test_kernel "$k") \
+		>"$OUTDIR/check-$k.log" 2>&1 &
+	log "$k: building and booting in the background (log in $OUTDIR/check-$k.log)"
+}
+collect_kernel() {
+	cat "$OUTDIR/check-$1.log" >&2
+	cat "$OUTDIR/ledger-$1.tsv" >>"$TWHEEL_LEDGER"
+}
+
+# Built kernels' guests two at a time, longest timeout first: under TCG a
+# guest keeps about one of the two cores busy, and their latency checks are
+# reported, not judged (lockdep, KASAN).  The stock kernels' guests judge
+# latency and run alone after them.  TWHEEL_GUEST_JOBS=1 or SHOW=1: one
+# guest at a time.
+run_guests() {
+	local k jobs=${TWHEEL_GUEST_JOBS:-2} built stock="" running=0
+	[ "$SHOW" = 0 ] || jobs=1
+	built=$(for k in $KERNELS; do
+		if kernel_is_built "$k"; then printf '%s %s\n' "$(kernel_timeout "$k")" "$k"; fi
+	done | sort -s -k1,1nr | awk '{ print $2 }')
+	for k in $KERNELS; do kernel_is_built "$k" || stock="$stock $k"; done
+	if [ "$jobs" -le 1 ]; then
+		for k in $built $stock; do test_kernel "$k"; done
+		return
+	fi
+	# Kernels are built (and cached) before any guest starts, one at a time.
+	for k in $built; do ensure_built_kernel "$k" || true; done
+	for k in $built; do
+		if [ "$running" -ge "$jobs" ]; then
+			wait -n || true
+			running=$((running - 1))
+		fi
+		start_kernel "$k"
+		running=$((running + 1))
+	done
+	wait || true
+	for k in $built; do collect_kernel "$k"; done
+	for k in $stock; do test_kernel "$k"; done
+}
+
 run_harness() {
 	phase "harness self-test (scripts/check-harness.sh)"
 	"$TWHEEL_ROOT/scripts/check-harness.sh" || true	# it records its own results
@@ -326,13 +381,7 @@ main() {
 	if [ -n "$guests" ]; then
 		phase "QEMU for the guests: $("$TWHEEL_ROOT/scripts/qemu.sh" | head -n1)"
 		if want userspace && [ -z "$TESTS_DIR" ]; then build_userspace; fi
-		for k in $KERNELS; do
-			if build_for_kernel "$k"; then
-				run_guest "$k"
-			else
-				record fail guest "$k" "guest not booted: the build failed"
-			fi
-		done
+		run_guests
 	fi
 	# pkg (issue 12): the "install" suite, scripts/check-install.sh.
 	if want install; then
