@@ -165,6 +165,36 @@ TEST_F(cli, arm_boottime_remaining)
 }
 
 /*
+ * The same after a real suspend: the guest sleeps 6 s (RTC alarm), so
+ * CLOCK_BOOTTIME runs that much ahead of CLOCK_MONOTONIC, and
+ * `arm -v --boottime 300ms` still says no more than 300 ms remain.
+ */
+TEST_F_TIMEOUT(cli, arm_boottime_remaining_after_suspend, 120)
+{
+	struct timespec b, m;
+	long long rem;
+	int ret;
+
+	ret = tw_suspend(6);
+	if (ret == -EOPNOTSUPP)
+		SKIP(return, "no suspend to RAM or no RTC wake alarm here");
+	ASSERT_EQ(ret, 0);
+	clock_gettime(CLOCK_BOOTTIME, &b);
+	clock_gettime(CLOCK_MONOTONIC, &m);
+	if (b.tv_sec - m.tv_sec < 2)
+		SKIP(return, "the suspend did not stop CLOCK_MONOTONIC");
+	ASSERT_EQ(run_cli("arm -v --boottime 300ms", self->out, sizeof(self->out)), 0);
+	rem = field(self->out, "remaining_ns");
+	EXPECT_GE(rem, 0) {
+		TH_LOG("no remaining_ns in '%s'", self->out);
+	}
+	EXPECT_LE(rem, 300 * (long long)MS) {
+		TH_LOG("CLOCK_BOOTTIME %lld s ahead; the tool said '%s'",
+		       (long long)(b.tv_sec - m.tv_sec), self->out);
+	}
+}
+
+/*
  * A file with three timeouts armed, one read, one cancelled, one left:
  * ps shows its counters, as a table and as JSON.
  */

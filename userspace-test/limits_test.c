@@ -22,19 +22,6 @@
 #define CG_ROOT		"/sys/fs/cgroup"
 #define USER_MAX	"/sys/module/twheel/parameters/max_user_timeouts"
 
-static int write_file(const char *path, const char *val)
-{
-	FILE *f = fopen(path, "w");
-	int ret;
-
-	if (!f)
-		return -errno;
-	ret = fputs(val, f) < 0 ? -EIO : 0;
-	if (fclose(f))
-		ret = -errno;
-	return ret;
-}
-
 static long long read_key(const char *path, const char *key)
 {
 	char line[256];
@@ -76,7 +63,7 @@ static const char *need_memcg(char *why, size_t len)
 		return why;
 	}
 	fclose(f);
-	write_file(CG_ROOT "/cgroup.subtree_control", "+memory");
+	tw_write_file(CG_ROOT "/cgroup.subtree_control", "+memory");
 	return NULL;
 }
 
@@ -93,7 +80,7 @@ static void __attribute__((noreturn)) fill_cgroup(const char *cg,
 	int fd, ret;
 
 	snprintf(path, sizeof(path), "%s/cgroup.procs", cg);
-	if (write_file(path, "0"))
+	if (tw_write_file(path, "0"))
 		_exit(1);
 	fd = open(TW_DEV, O_RDWR | O_CLOEXEC);
 	if (fd < 0)
@@ -115,7 +102,7 @@ FIXTURE_SETUP(slow)
 FIXTURE_TEARDOWN(slow)
 {
 	if (self->user_max[0])
-		write_file(USER_MAX, self->user_max);
+		tw_write_file(USER_MAX, self->user_max);
 }
 
 TEST_F_TIMEOUT(slow, memcg_limit_enomem_without_oom, 100)
@@ -134,9 +121,9 @@ TEST_F_TIMEOUT(slow, memcg_limit_enomem_without_oom, 100)
 	if (mkdir(cg, 0755))
 		SKIP(return, "cannot create a cgroup: %s", strerror(errno));
 	snprintf(path, sizeof(path), "%s/memory.max", cg);
-	ASSERT_EQ(write_file(path, "4M"), 0);
+	ASSERT_EQ(tw_write_file(path, "4M"), 0);
 	snprintf(path, sizeof(path), "%s/memory.swap.max", cg);
-	write_file(path, "0");
+	tw_write_file(path, "0");
 
 	fflush(stdout);
 	pid = fork();
@@ -214,7 +201,7 @@ TEST_F_TIMEOUT(slow, per_file_limit_enospc, 100)
 			fclose(f);
 		snprintf(want, sizeof(want), "%llu",
 			 (unsigned long long)info.max_pending + 1024);
-		if (!self->user_max[0] || write_file(USER_MAX, want))
+		if (!self->user_max[0] || tw_write_file(USER_MAX, want))
 			SKIP(return, "max_user_timeouts %llu is below max_pending %u and cannot be raised",
 			     (unsigned long long)info.max_user_timeouts,
 			     info.max_pending);

@@ -295,4 +295,68 @@ static inline int tw_unload_module(const char *name)
 	return syscall(SYS_delete_module, name, O_NONBLOCK) ? -errno : 0;
 }
 
+/* Write @s to the file @path: 0 or -errno. */
+static inline int tw_write_file(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, s, strlen(s));
+	n = n < 0 ? -errno : 0;
+	close(fd);
+	return n;
+}
+
+/* Does the file @path hold the word @word (split at blanks and brackets)? */
+static inline int tw_file_has_word(const char *path, const char *word)
+{
+	char buf[256] = "", *tok, *save;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	for (tok = strtok_r(buf, " \n[]", &save); tok;
+	     tok = strtok_r(NULL, " \n[]", &save))
+		if (!strcmp(tok, word))
+			return 1;
+	return 0;
+}
+
+#define TW_WAKEALARM	"/sys/class/rtc/rtc0/wakealarm"
+
+/*
+ * Suspend the machine to RAM (deep sleep where offered) for @secs seconds,
+ * woken by the RTC alarm: 0 once it has resumed, -EOPNOTSUPP where it
+ * cannot (no suspend to RAM or no RTC wake alarm), else the -errno of the
+ * write that failed. Whether CLOCK_MONOTONIC stopped is for the caller to
+ * see.
+ */
+static inline int tw_suspend(int secs)
+{
+	char when[16];
+	int ret = 0;
+
+	if (access(TW_WAKEALARM, W_OK) ||
+	    !tw_file_has_word("/sys/power/state", "mem"))
+		return -EOPNOTSUPP;
+	if (tw_file_has_word("/sys/power/mem_sleep", "deep"))
+		ret = tw_write_file("/sys/power/mem_sleep", "deep");
+	snprintf(when, sizeof(when), "+%d", secs);
+	if (!ret)
+		ret = tw_write_file(TW_WAKEALARM, "0");
+	if (!ret)
+		ret = tw_write_file(TW_WAKEALARM, when);
+	if (!ret)
+		ret = tw_write_file("/sys/power/state", "mem");
+	return ret;
+}
+
 #endif /* TWHEEL_UTIL_H */
