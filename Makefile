@@ -86,7 +86,7 @@ bench:
 	@QUICK=$(QUICK) bench/scripts/bench.sh
 
 # ---------------------------------------------------------------------------
-# Installing on a real host (issue 12): make install / uninstall,
+# Installing on a real host: make install / uninstall,
 # make dkms-install / dkms-uninstall, make deb, make check-install.
 # The files they install live in packaging/; the library in lib/, the CLI
 # in cli/, the man pages' sources in man/.
@@ -212,7 +212,7 @@ deb:
 check-install:
 	@scripts/check.sh --kernels "$(or $(filter 6.1 6.12,$(KERNELS)),6.1 6.12)" --suites install $(CHECK_OPTS)
 
-# make stress: the long runs (issue 10): userspace-test/fuzz_test,
+# make stress: the long runs: userspace-test/fuzz_test,
 # hotplug_test's churn_full_size and module_test's load_unload_full_size at
 # full size, in a stock 6.12 guest and a debug guest (STRESS_KERNELS,
 # STRESS_TESTS="fuzz hotplug module"); FUZZ_SEED, FUZZ_OPS, FUZZ_THREADS,

@@ -156,7 +156,7 @@ static_cmd() {
 }
 
 # The docs against the ABI header, the CLI's completion, the library's
-# symbols, the DKMS tree.
+# symbols, the DKMS tree, no tracker references.
 static_userland() {
 	mkdir -p "$OUTDIR/static"
 	static_cmd "every constant, structure and field of uapi/linux/twheel.h in twheel(4) and Documentation/uapi.rst, and no page names one that does not exist (make -C man check)" \
@@ -166,6 +166,8 @@ static_userland() {
 		lib-symbols make -C lib check
 	static_cmd "make dkms-install copies only the module's source and runs twice (packaging/dkms-test.sh)" \
 		dkms-files packaging/dkms-test.sh
+	static_cmd "no file of the tree names a tracker issue (scripts/no-tracker-refs.sh)" \
+		tracker-refs scripts/no-tracker-refs.sh
 }
 
 # kmod/VERSION against the packages, pkg-config, the library, the CLI and
@@ -224,7 +226,7 @@ build_userspace() {
 		tail -n 20 "$log" >&2
 		record fail build - "userspace-test build failed: see $log"
 	fi
-	# pkg (issue 12): libtwheel's tests run in the guests with the suite.
+	# libtwheel's tests run in the guests with the suite.
 	if make -C "$TWHEEL_ROOT/lib" tests >>"$log" 2>&1; then
 		record pass build - "lib/out/lib_test builds"
 	else
@@ -275,7 +277,7 @@ run_guest() {
 	phase "booting $kernel guest ($suites; timeout ${timeout}s; logs in $out)"
 	local show=()
 	[ "$SHOW" = 1 ] && show=(--show)
-	# pkg (issue 12): libtwheel's test program, beside the suite's.
+	# libtwheel's test program, beside the suite's.
 	local extra=()
 	[ -n "$TESTS_DIR" ] || [ ! -x "$TWHEEL_ROOT/lib/out/lib_test" ] ||
 		extra=(--file "$TWHEEL_ROOT/lib/out/lib_test:/tests/lib_test")
@@ -383,7 +385,7 @@ main() {
 		if want userspace && [ -z "$TESTS_DIR" ]; then build_userspace; fi
 		run_guests
 	fi
-	# pkg (issue 12): the "install" suite, scripts/check-install.sh.
+	# The "install" suite, scripts/check-install.sh.
 	if want install; then
 		phase "install suite (scripts/check-install.sh: make deb, apt-get install, DKMS, guests)"
 		local stock="" opts=()

@@ -18,7 +18,7 @@ PACKAGES=(
 	qemu-system-x86 busybox-static sparse
 	# userspace tests (gcc-multilib: the 32-bit half of compat_test) and benchmarks
 	gcc-multilib liburing-dev stress-ng rt-tests gnuplot-nox
-	# packaging, install suite (issue 12): make deb, DKMS, man pages, guests' udev
+	# packaging, install suite: make deb, DKMS, man pages, guests' udev
 	dpkg-dev debhelper dh-dkms dkms lintian python3-docutils pkg-config udev man-db fakeroot
 )
 # Kernels: the stock images + headers and the linux-source packages of the

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# stress.sh - `make stress`: the long runs of issue 10, item 9.
+# stress.sh - `make stress`: the long runs, at full size.
 #
 # Runs at full size, one guest per kernel, through scripts/check.sh (same
 # guest, splat scan and kmemleak as `make check`):

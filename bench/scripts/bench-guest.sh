@@ -247,7 +247,7 @@ profile() {
 	twb churn --peer twheel-b256 --pending 1000 --time "$T" --name churn-benchcg
 }
 
-# One hot timer, nothing else pending (issue 14): timerfd_settime() against
+# One hot timer, nothing else pending: timerfd_settime() against
 # TWHEEL_IOC_ARM + TWHEEL_IOC_CANCEL, and the same two in batches of one.
 # Rounds interleave the peers; the report keeps each one's best round.
 hot() {

@@ -22,7 +22,7 @@
 #   --doc (or BENCH_DOC=1) also writes the table and the plots into
 #   Documentation/benchmarks.rst (between its generated-results markers)
 #   and its results.json to Documentation/benchmarks/results.json.
-#   --baseline (or BENCH_BASELINE=...) names the results.json that issue 14's
+#   --baseline (or BENCH_BASELINE=...) names the results.json that the
 #   "no other figure worse" goal compares with; by default the documented
 #   run's, Documentation/benchmarks/results.json.
 # Outputs in DIR (default build/bench): results.json, table.txt, *.png,
@@ -39,7 +39,7 @@ KERNEL=6.12
 REF=${BENCH_REF:-}
 DOC=${BENCH_DOC:-0}
 # The run documented in Documentation/benchmarks.rst: what "no other figure
-# worse" (issue 14) compares against.
+# worse" compares against.
 BASELINE=$TWHEEL_ROOT/Documentation/benchmarks/results.json
 
 while [ $# -gt 0 ]; do

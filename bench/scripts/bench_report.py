@@ -8,7 +8,8 @@ writes into --out:
 
   table.txt     the table printed on the terminal: every workload, every peer,
                 each figure with its ratio against the best peer that is not
-                twheel, and where each goal of issue 5 stands;
+                twheel, and where each goal stands (two tables: twheel
+                against its peers, the device path against its wheel);
   results.json  every figure of the run, the goals and the notes;
   *.png         gnuplot plots: cost per operation against pending count, and
                 the lateness distributions (needs gnuplot; skipped without it).
@@ -176,165 +177,381 @@ def metric_table(recs, workload, title, note, metric="ns_per_op",
     return t, val
 
 
-def issue14_goals(recs, churn, rearm, cancel, kchurn, hot, mem, acc, idle, two, ex,
-                  tick_ns, baseline):
-    """Where each goal of issue 14 stands: a list of {goal, status, detail}."""
-    out = []
+class Figures:
+    """The figures the goals read, gathered once from a run's records.
 
-    def goal(name, ok, detail, nodata=False):
-        out.append({"goal": name, "status": "no data" if nodata else ("met" if ok else "missed"),
-                    "detail": detail})
+    churn, rearm, cancel, kchurn, kcancel, krearm: {(peer, pending): ns} (the
+    best pass of each); hot: {peer: ns}; mem, acc, idle, two, ex: the records
+    of those workloads; tick_ns: twheel's tick in the guest.
+    """
 
-    def at(d, peer):
-        return {n: v for (p, n), v in d.items() if p == peer and v}
+    def __init__(self, recs, tick_ns):
+        self.recs, self.tick_ns = recs, tick_ns
+        self.churn = self.rearm = self.cancel = {}
+        self.kchurn = self.kcancel = self.krearm = {}
+        self.hot = best_hot(recs)
+        self.mem, self.acc, self.idle, self.two, self.ex = (
+            [r for r in recs if r["workload"] == w]
+            for w in ("memory", "accuracy", "idle", "twocpu", "expiry"))
+        self.baseline = None
 
-    def ratios(a, b, limit):
-        rs = {n: a[n] / b[n] for n in sorted(a) if n in b}
-        return rs, bool(rs) and all(v <= limit for v in rs.values())
 
-    def fmt_rs(rs):
-        return ", ".join("%s %s" % (fmt_count(n), fmt_ratio(v)) for n, v in rs.items())
+def best_hot(recs):
+    hot = {}
+    for r in recs:
+        if r["workload"] == "hot":
+            v = r.get("ns_per_op") if valid(r) else None
+            if r["peer"] not in hot or (v is not None and (hot[r["peer"]] is None or v < hot[r["peer"]])):
+                hot[r["peer"]] = v
+    return hot
 
-    name = "batch-256 churn per op <= 1.3x in-kernel twheel arm+cancel per op"
-    rs, ok = ratios(at(churn, "twheel-b256"), at(kchurn, "twheel"), 1.3)
-    goal(name, ok, "twheel-b256/kernel twheel: " + fmt_rs(rs) + "".join(
-        "; %s: %s vs %s" % (fmt_count(n), fmt_ns(churn[("twheel-b256", n)]), fmt_ns(kchurn[("twheel", n)]))
-        for n in rs), not rs)
 
-    name = "single-ioctl churn <= 0.75x timerfd_settime"
-    rs, ok = ratios(at(churn, "twheel"), at(churn, "timerfd"), 0.75)
-    goal(name, ok, "twheel/timerfd: " + fmt_rs(rs), not rs)
+def at(d, peer):
+    """One peer's figures of a {(peer, pending): ns} map, by pending count."""
+    return {n: v for (p, n), v in d.items() if p == peer and v}
 
-    name = "one hot timer: ARM+CANCEL ioctls <= 1.0x timerfd_settime"
-    a, b = hot.get("twheel"), hot.get("timerfd")
-    goal(name, a and b and a / b <= 1.0,
-         "twheel %s vs timerfd %s per operation: %s" % (fmt_ns(a), fmt_ns(b), fmt_ratio(a / b))
-         if a and b else "", not (a and b))
 
-    name = "a batch of one no slower than a single ioctl"
+def ratios(a, b, limit):
+    """a/b at each pending count both have, and whether all are <= limit."""
+    rs = {n: a[n] / b[n] for n in sorted(a) if n in b}
+    return rs, bool(rs) and all(v <= limit for v in rs.values())
+
+
+def fmt_rs(rs):
+    return ", ".join("%s %s" % (fmt_count(n), fmt_ratio(v)) for n, v in rs.items())
+
+
+def fmt_rs_sorted(rs):
+    return ", ".join("%s %s" % (fmt_count(n), fmt_ratio(v)) for n, v in sorted(rs.items()))
+
+
+def status(ok, nodata=False):
+    return "no data" if nodata else ("met" if ok else "missed")
+
+
+def outcome(ok, detail, nodata=False, goal=None):
+    """What a figure function returns: the status, its figures, and the
+    goal's name where the figures change it (None: the table's name)."""
+    return {"goal": goal, "status": status(ok, nodata), "detail": detail}
+
+
+# Figure functions: (figures, bound) -> outcome(), or None to leave the goal
+# out of this run's table.
+
+def churn256_vs_timerfd(f, bound):
+    tw256, tfd = at(f.churn, "twheel-b256"), at(f.churn, "timerfd")
+    if not (tw256 and tfd):
+        return outcome(False, "", True, "churn, batches of 256: >= 10x cheaper than timerfd")
+    ur = {}
+    for peer in ("io_uring-b256", "io_uring-b16"):
+        for n, v in at(f.churn, peer).items():
+            ur.setdefault(n, v)
+    rs = {n: tfd[n] / tw256[n] for n in tw256 if n in tfd}
+    ok = all(v >= bound for v in rs.values())
+    ru = {n: ur[n] / tw256[n] for n in tw256 if n in ur}
+    detail = "timerfd/twheel-b256: " + fmt_rs_sorted(rs)
+    if ru:
+        detail += "; io_uring/twheel-b256: " + fmt_rs_sorted(ru)
+        if 1000 in ru and 100000 in ru:
+            ok = ok and ru[100000] > ru[1000] and ru[100000] > 1
+    return outcome(ok, detail)
+
+
+def single_vs_timerfd_sorted(f, bound):
+    tws, tfd = at(f.churn, "twheel"), at(f.churn, "timerfd")
+    if not (tws and tfd):
+        return outcome(False, "", True)
+    rs = {n: tws[n] / tfd[n] for n in tws if n in tfd}
+    return outcome(all(v <= bound for v in rs.values()), "twheel/timerfd: " + fmt_rs_sorted(rs))
+
+
+def cancel_growth_three(f, bound):
     parts, ok = [], True
-    for label, d in (("churn", churn), ("re-arm", rearm), ("cancel", cancel)):
-        rs, _ = ratios(at(d, "twheel-b1"), at(d, "twheel"), 1.0)
-        ok = ok and all(v <= 1.0 for v in rs.values())
-        if rs:
-            parts.append("%s %s" % (label, fmt_rs(rs)))
-    if hot.get("twheel-b1") and hot.get("twheel"):
-        r = hot["twheel-b1"] / hot["twheel"]
-        ok = ok and r <= 1.0
-        parts.append("hot timer %s" % fmt_ratio(r))
-    goal(name, ok, "twheel-b1/twheel: " + "; ".join(parts), not parts)
-
-    name = "<= 64 B kernel memory per pending timeout (slab and memcg deltas)"
-    tm = [r for r in mem if is_twheel(r["peer"])]
-    if tm:
-        k = max(r["kernel_bytes_per_timeout"] for r in tm)
-        m = max((r.get("memcg_kernel_bytes_per_timeout") or 0) for r in tm)
-        goal(name, k <= 64 and m <= 64, "kernel memory %.0f B, memcg kernel %.0f B per timeout" % (k, m))
-    else:
-        goal(name, False, "", True)
-
-    name = "cancel at 1M pending <= 1.5x cancel at 1k, single ioctls and batches"
-    parts, ok = [], True
-    for peer in ("twheel", "twheel-b1", "twheel-b16", "twheel-b256"):
-        v = at(cancel, peer)
+    for label, d, peer in (("ioctl", f.cancel, "twheel"), ("batch 256", f.cancel, "twheel-b256"),
+                           ("in kernel", f.kcancel, "twheel")):
+        v = at(d, peer)
         if len(v) >= 2:
             lo, hi = min(v), max(v)
-            ok = ok and v[hi] / v[lo] <= 1.5
-            parts.append("%s %s/%s %s" % (peer, fmt_count(hi), fmt_count(lo), fmt_ratio(v[hi] / v[lo])))
-    big = max((n for (p, n) in cancel), default=0)
-    goal(name + ("" if big >= 1000000 or not parts else " (largest run: %s)" % fmt_count(big)),
-         ok, "; ".join(parts), not parts)
+            r = v[hi] / v[lo]
+            ok = ok and r <= bound
+            parts.append("%s: %s/%s = %s" % (label, fmt_count(hi), fmt_count(lo), fmt_ratio(r)))
+    if not parts:
+        return outcome(False, "", True)
+    big = max((n for (p, n) in f.cancel), default=0)
+    out = outcome(ok, "; ".join(parts))
+    if big < 1000000:
+        out["status"] += " (largest run: %s)" % fmt_count(big)
+    return out
 
-    name = "in-kernel arm+cancel <= 1.2x timer_list at 1M pending (or with the caller's clock)"
-    ktw, ktl, ktn = at(kchurn, "twheel"), at(kchurn, "timer_list"), at(kchurn, "twheel-now")
-    ns = [n for n in ktw if n in ktl]
-    if ns:
-        n = max(ns)
-        detail = "twheel/timer_list at %s: %s (%s vs %s)" % (
-            fmt_count(n), fmt_ratio(ktw[n] / ktl[n]), fmt_ns(ktw[n]), fmt_ns(ktl[n]))
-        ok = ktw[n] / ktl[n] <= 1.2
-        if n in ktn:
-            detail += "; with the caller's clock (twheel_mod): %s (%s)" % (
-                fmt_ratio(ktn[n] / ktl[n]), fmt_ns(ktn[n]))
-            if not ok and ktn[n] / ktl[n] <= 1.2:
-                ok = True
-                detail += ", met that way"
-        goal(name.replace("1M", fmt_count(n)), ok, detail)
-    else:
-        goal(name, False, "", True)
 
-    name = "no other figure worse (accuracy, idle firings, delivery cost, 2-CPU scaling)"
+def memory_vs_timerfd(f, bound):
+    tm = [r for r in f.mem if is_twheel(r["peer"])]
+    if not tm:
+        return outcome(False, "", True)
+    v = max(r["kernel_bytes_per_timeout"] for r in tm)
+    return outcome(v <= bound, "twheel %.0f B/timeout; timerfd %s" % (v, ", ".join(
+        "%.0f B" % r["kernel_bytes_per_timeout"] for r in f.mem if r["peer"] == "timerfd") or "-"))
+
+
+def kernel_vs_timer_list_and_hrtimer(f, bound):
+    within, cheaper = bound
+    ktw, ktl, khr = at(f.kchurn, "twheel"), at(f.kchurn, "timer_list"), at(f.kchurn, "hrtimer")
+    if not (ktw and ktl and khr):
+        return outcome(False, "", True,
+                       "in the kernel: within 1.2x of timer_list, >= 2x cheaper than hrtimer")
+    n = max(n for n in ktw if n in ktl and n in khr)
+    a, b = ktw[n] / ktl[n], khr[n] / ktw[n]
+    return outcome(a <= within and b >= cheaper,
+                   "twheel/timer_list %s, hrtimer/twheel %s" % (fmt_ratio(a), fmt_ratio(b)),
+                   goal="in the kernel at %s pending: arm+cancel within 1.2x of timer_list, "
+                   ">= 2x cheaper than hrtimer" % fmt_count(n))
+
+
+def twheel_accuracy(f):
+    return [r for r in f.acc if is_twheel(r["peer"])]
+
+
+def early_deliveries(f, bound):
+    twa = twheel_accuracy(f)
+    if not twa:
+        return outcome(False, "", True, "zero early deliveries; p99 within one tick of timerfd")
+    early = sum(r["early"] for r in twa)
+    return outcome(early <= bound,
+                   "%d early out of %d twheel deliveries (userspace receipt and kernel timestamps)"
+                   % (early, sum(r["delivered"] for r in twa)))
+
+
+def p99_vs_timerfd(f, ticks):
+    twa, parts, ok = twheel_accuracy(f), [], True
+    for load in sorted({r["load"] for r in twa}):
+        tw = [r for r in twa if r["load"] == load and "(kernel)" not in r["peer"]]
+        tf = [r for r in f.acc if r["load"] == load and r["peer"] == "timerfd"]
+        if tw and tf and f.tick_ns:
+            ok = ok and tw[0]["p99_us"] - tf[0]["p99_us"] <= ticks * f.tick_ns / 1e3
+            parts.append("%s: twheel %s vs timerfd %s (tick %s)" % (
+                load, fmt_us(tw[0]["p99_us"]), fmt_us(tf[0]["p99_us"]), fmt_ns(f.tick_ns)))
+    return outcome(ok, "; ".join(parts)) if parts else None
+
+
+def idle_firings(f, bound):
+    ti = [r for r in f.idle if r["peer"].startswith("twheel")]
+    if ti and all(r.get("twheel_hrtimer_per_sec") is not None for r in ti):
+        v = max(r["twheel_hrtimer_per_sec"] for r in ti)
+        return outcome(v <= bound, ", ".join("%s %.2f/s" % (r["peer"], r["twheel_hrtimer_per_sec"])
+                                              for r in ti))
+    if ti:
+        return outcome(False, "twheel's debugfs statistics had no hrtimer firing counter the parser "
+                       "recognised", True)
+    return outcome(False, "", True)
+
+
+def batch256_vs_kernel(f, bound):
+    rs, ok = ratios(at(f.churn, "twheel-b256"), at(f.kchurn, "twheel"), bound)
+    return outcome(ok, "twheel-b256/kernel twheel: " + fmt_rs(rs) + "".join(
+        "; %s: %s vs %s" % (fmt_count(n), fmt_ns(f.churn[("twheel-b256", n)]),
+                            fmt_ns(f.kchurn[("twheel", n)]))
+        for n in rs), not rs)
+
+
+def single_vs_timerfd(f, bound):
+    rs, ok = ratios(at(f.churn, "twheel"), at(f.churn, "timerfd"), bound)
+    return outcome(ok, "twheel/timerfd: " + fmt_rs(rs), not rs)
+
+
+def hot_vs_timerfd(f, bound):
+    a, b = f.hot.get("twheel"), f.hot.get("timerfd")
+    if not (a and b):
+        return outcome(False, "", True)
+    return outcome(a / b <= bound, "twheel %s vs timerfd %s per operation: %s" % (
+        fmt_ns(a), fmt_ns(b), fmt_ratio(a / b)))
+
+
+def batch_of_one(f, bound):
     parts, ok = [], True
-    twa = [r for r in acc if is_twheel(r["peer"])]
+    for label, d in (("churn", f.churn), ("re-arm", f.rearm), ("cancel", f.cancel)):
+        rs, _ = ratios(at(d, "twheel-b1"), at(d, "twheel"), bound)
+        ok = ok and all(v <= bound for v in rs.values())
+        if rs:
+            parts.append("%s %s" % (label, fmt_rs(rs)))
+    if f.hot.get("twheel-b1") and f.hot.get("twheel"):
+        r = f.hot["twheel-b1"] / f.hot["twheel"]
+        ok = ok and r <= bound
+        parts.append("hot timer %s" % fmt_ratio(r))
+    return outcome(ok, "twheel-b1/twheel: " + "; ".join(parts), not parts)
+
+
+def memory_with_memcg(f, bound):
+    tm = [r for r in f.mem if is_twheel(r["peer"])]
+    if not tm:
+        return outcome(False, "", True)
+    k = max(r["kernel_bytes_per_timeout"] for r in tm)
+    m = max((r.get("memcg_kernel_bytes_per_timeout") or 0) for r in tm)
+    return outcome(k <= bound and m <= bound,
+                   "kernel memory %.0f B, memcg kernel %.0f B per timeout" % (k, m))
+
+
+def cancel_growth_all(f, bound):
+    parts, ok = [], True
+    for peer in ("twheel", "twheel-b1", "twheel-b16", "twheel-b256"):
+        v = at(f.cancel, peer)
+        if len(v) >= 2:
+            lo, hi = min(v), max(v)
+            ok = ok and v[hi] / v[lo] <= bound
+            parts.append("%s %s/%s %s" % (peer, fmt_count(hi), fmt_count(lo), fmt_ratio(v[hi] / v[lo])))
+    big = max((n for (p, n) in f.cancel), default=0)
+    name = None
+    if parts and big < 1000000:
+        name = ("cancel at 1M pending <= 1.5x cancel at 1k, single ioctls and batches"
+                " (largest run: %s)" % fmt_count(big))
+    return outcome(ok, "; ".join(parts), not parts, name)
+
+
+def kernel_vs_timer_list(f, bound):
+    ktw, ktl, ktn = at(f.kchurn, "twheel"), at(f.kchurn, "timer_list"), at(f.kchurn, "twheel-now")
+    ns = [n for n in ktw if n in ktl]
+    if not ns:
+        return outcome(False, "", True)
+    n = max(ns)
+    detail = "twheel/timer_list at %s: %s (%s vs %s)" % (
+        fmt_count(n), fmt_ratio(ktw[n] / ktl[n]), fmt_ns(ktw[n]), fmt_ns(ktl[n]))
+    ok = ktw[n] / ktl[n] <= bound
+    if n in ktn:
+        detail += "; with the caller's clock (twheel_mod): %s (%s)" % (
+            fmt_ratio(ktn[n] / ktl[n]), fmt_ns(ktn[n]))
+        if not ok and ktn[n] / ktl[n] <= bound:
+            ok = True
+            detail += ", met that way"
+    return outcome(ok, detail, goal="in-kernel arm+cancel <= 1.2x timer_list at %s pending "
+                   "(or with the caller's clock)" % fmt_count(n))
+
+
+def quick_run(envs):
+    return next((r.get("quick") for r in envs if r.get("peer") == "guest"), None)
+
+
+# Each figure as a ratio to timerfd's in the same run, so that a busier host
+# in one of the two runs does not count as a change.
+def delivery_vs_timerfd(rs):
+    v = {r["peer"]: r["proc_cpu_ns_per_expiry"] for r in rs if r["workload"] == "expiry"}
+    return v["twheel-b256"] / v["timerfd"] if v.get("twheel-b256") and v.get("timerfd") else None
+
+
+def scaling(rs, peer):
+    by = {r["threads"]: r["ops_per_sec"] for r in rs
+          if r["workload"] == "twocpu" and r["peer"] == peer}
+    return by[2] / by[1] if by.get(1) and by.get(2) else None
+
+
+def scaling_vs_timerfd(rs):
+    a, b = scaling(rs, "twheel-b256"), scaling(rs, "timerfd")
+    return a / b if a and b else None
+
+
+def p99_over_timerfd(rs, load):
+    def p99(peer):
+        return [r["p99_us"] for r in rs if r["workload"] == "accuracy" and r["load"] == load and
+                r["peer"] == peer]
+    tw, tf = p99("twheel-b256"), p99("timerfd")
+    return tw[0] - tf[0] if tw and tf else None
+
+
+def signed_us(us):
+    return ("-" if us < 0 else "") + fmt_us(abs(us))
+
+
+def against_baseline(f, brecs, bound):
+    """The figures compared with the baseline run's: (ok, parts)."""
+    parts, ok = [], True
+    a, b = delivery_vs_timerfd(f.recs), delivery_vs_timerfd(brecs)
+    if a and b:
+        ok = ok and a <= bound["delivery"] * b
+        parts.append("delivery CPU/expiry vs timerfd %s (baseline %s)" % (fmt_ratio(a), fmt_ratio(b)))
+    a, b = scaling_vs_timerfd(f.recs), scaling_vs_timerfd(brecs)
+    if a and b:
+        ok = ok and a >= bound["scaling"] * b
+        parts.append("2-CPU scaling vs timerfd's %s (baseline %s)" % (fmt_ratio(a), fmt_ratio(b)))
+    for load in ("light", "stress"):
+        a, b = p99_over_timerfd(f.recs, load), p99_over_timerfd(brecs, load)
+        if a is not None and b is not None and f.tick_ns:
+            # Within one tick of timerfd, or no further off than before plus a tick.
+            ok = ok and a <= max(b, 0) + bound["p99_ticks"] * f.tick_ns / 1e3
+            parts.append("%s p99 over timerfd %s (baseline %s)" % (load, signed_us(a), signed_us(b)))
+    return ok, parts
+
+
+def no_figure_worse(f, bound):
+    parts, ok = [], True
+    twa = twheel_accuracy(f)
     early = sum(r["early"] for r in twa)
     if twa:
         ok = ok and early == 0
         parts.append("%d early" % early)
-    ti = [r.get("twheel_hrtimer_per_sec") for r in idle if r["peer"].startswith("twheel")]
+    ti = [r.get("twheel_hrtimer_per_sec") for r in f.idle if r["peer"].startswith("twheel")]
     if ti and all(v is not None for v in ti):
         ok = ok and max(ti) == 0
         parts.append("idle firings %.2f/s" % max(ti))
-    def quick(envs):
-        return next((r.get("quick") for r in envs if r.get("peer") == "guest"), None)
-
-    if baseline and quick(baseline.get("env", [])) != quick(
-            [r for r in recs if r["workload"] == "env"]):
+    base = f.baseline
+    if base and quick_run(base.get("env", [])) != quick_run(
+            [r for r in f.recs if r["workload"] == "env"]):
         ok = False
         parts.append("baseline is a %s run, this one is not: not compared" %
-                     ("QUICK" if quick(baseline.get("env", [])) else "full"))
-    elif baseline:
-        brecs = baseline.get("results", [])
-
-        # Each figure as a ratio to timerfd's in the same run, so that a busier
-        # host in one of the two runs does not count as a change.
-        def delivery(rs):
-            v = {r["peer"]: r["proc_cpu_ns_per_expiry"] for r in rs if r["workload"] == "expiry"}
-            return v["twheel-b256"] / v["timerfd"] if v.get("twheel-b256") and v.get("timerfd") else None
-
-        def scaling(rs, peer):
-            by = {r["threads"]: r["ops_per_sec"] for r in rs
-                  if r["workload"] == "twocpu" and r["peer"] == peer}
-            return by[2] / by[1] if by.get(1) and by.get(2) else None
-
-        def rel_scaling(rs):
-            a, b = scaling(rs, "twheel-b256"), scaling(rs, "timerfd")
-            return a / b if a and b else None
-
-        def excess(rs, load):
-            tw = [r["p99_us"] for r in rs if r["workload"] == "accuracy" and r["load"] == load and
-                  r["peer"] == "twheel-b256"]
-            tf = [r["p99_us"] for r in rs if r["workload"] == "accuracy" and r["load"] == load and
-                  r["peer"] == "timerfd"]
-            return tw[0] - tf[0] if tw and tf else None
-
-        a, b = delivery(recs), delivery(brecs)
-        if a and b:
-            ok = ok and a <= 1.1 * b
-            parts.append("delivery CPU/expiry vs timerfd %s (baseline %s)" % (fmt_ratio(a), fmt_ratio(b)))
-        a, b = rel_scaling(recs), rel_scaling(brecs)
-        if a and b:
-            ok = ok and a >= 0.9 * b
-            parts.append("2-CPU scaling vs timerfd's %s (baseline %s)" % (fmt_ratio(a), fmt_ratio(b)))
-        for load in ("light", "stress"):
-            a, b = excess(recs, load), excess(brecs, load)
-            if a is not None and b is not None and tick_ns:
-                # Within one tick of timerfd (issue 5), or no further off than before plus a tick.
-                ok = ok and a <= max(b, 0) + tick_ns / 1e3
-                sg = lambda us: ("-" if us < 0 else "") + fmt_us(abs(us))
-                parts.append("%s p99 over timerfd %s (baseline %s)" % (load, sg(a), sg(b)))
+                     ("QUICK" if quick_run(base.get("env", [])) else "full"))
+    elif base:
+        bok, bparts = against_baseline(f, base.get("results", []), bound)
+        ok, parts = ok and bok, parts + bparts
     else:
         ok = False
         parts.append("no baseline to compare with")
-    goal(name, ok, "; ".join(parts), not parts)
+    return outcome(ok, "; ".join(parts), not parts)
+
+
+# The goals: (goal, figure function, bound).  twheel against its peers:
+PEER_GOALS = [
+    ("churn, batches of 256: >= 10x cheaper than timerfd, further ahead of io_uring at 100k than at 1k",
+     churn256_vs_timerfd, 10),
+    ("single-ioctl churn no slower than timerfd_settime", single_vs_timerfd_sorted, 1.0),
+    ("cancel cost at 1M pending within 1.5x of 1k", cancel_growth_three, 1.5),
+    ("at most 64 bytes of kernel memory per pending timeout", memory_vs_timerfd, 64),
+    ("in the kernel: arm+cancel within 1.2x of timer_list, >= 2x cheaper than hrtimer",
+     kernel_vs_timer_list_and_hrtimer, (1.2, 2)),
+    ("zero early deliveries", early_deliveries, 0),
+    ("p99 lateness within one tick of timerfd's p99", p99_vs_timerfd, 1),
+    ("zero twheel hrtimer firings per second when idle", idle_firings, 0),
+]
+
+# The device path against the wheel it wraps:
+DEVICE_PATH_GOALS = [
+    ("batch-256 churn per op <= 1.3x in-kernel twheel arm+cancel per op", batch256_vs_kernel, 1.3),
+    ("single-ioctl churn <= 0.75x timerfd_settime", single_vs_timerfd, 0.75),
+    ("one hot timer: ARM+CANCEL ioctls <= 1.0x timerfd_settime", hot_vs_timerfd, 1.0),
+    ("a batch of one no slower than a single ioctl", batch_of_one, 1.0),
+    ("<= 64 B kernel memory per pending timeout (slab and memcg deltas)", memory_with_memcg, 64),
+    ("cancel at 1M pending <= 1.5x cancel at 1k, single ioctls and batches", cancel_growth_all, 1.5),
+    ("in-kernel arm+cancel <= 1.2x timer_list at 1M pending (or with the caller's clock)",
+     kernel_vs_timer_list, 1.2),
+    ("no other figure worse (accuracy, idle firings, delivery cost, 2-CPU scaling)", no_figure_worse,
+     {"delivery": 1.1, "scaling": 0.9, "p99_ticks": 1}),
+]
+
+GOAL_SETS = [
+    ("peers", "Goals: twheel against its peers", PEER_GOALS),
+    ("device path", "Goals: the device path against the wheel itself", DEVICE_PATH_GOALS),
+]
+
+
+def evaluate(goals, f, set_name):
+    """Where each goal of a set stands: a list of {goal, status, detail, set}."""
+    out = []
+    for name, figure, bound in goals:
+        o = figure(f, bound)
+        if o is not None:
+            out.append({"goal": o["goal"] or name, "status": o["status"],
+                        "detail": o["detail"], "set": set_name})
     return out
 
 
-def build(recs, notes, blocks, done, cmd, qemu, baseline=None, baseline_name=None):
-    tables, goals = [], []
-    env = {r["peer"]: r for r in recs if r["workload"] == "env"}
-    guest = env.get("guest", {})
-    tick_ns = env.get("twheel", {}).get("tick_ns")
-
+def header(recs, done, cmd, qemu, tick_ns):
+    guest = {r["peer"]: r for r in recs if r["workload"] == "env"}.get("guest", {})
     head = ["twheel benchmark: %s" % cmd,
             "guest: Linux %s, %s vCPUs, %s MB, TCG of %s (emulated: compare the ratios, not the absolute times)"
             % (guest.get("kernel", "?"), guest.get("cpus", "?"),
@@ -345,279 +562,200 @@ def build(recs, notes, blocks, done, cmd, qemu, baseline=None, baseline_name=Non
             "repeated measurements (passes, in-kernel rounds; peers interleaved): the best one is shown"]
     if not done:
         head.append("WARNING: the guest did not finish; figures below are partial")
+    return head
 
-    t, churn = metric_table(
+
+def cost_tables(recs, f):
+    """Tables 1, 1b, 2 and K1-K3; fills the cost figures of f."""
+    tables = []
+    t, f.churn = metric_table(
         recs, "churn", "1. Timeout churn: cost per operation (arm or cancel; 90% cancelled, 10% fire)",
         "   lower is better; twheel = one ioctl per operation, twheel-bN = N operations per TWHEEL_IOC_BATCH")
     tables.append(t)
-    t, rearm = metric_table(recs, "rearm", "1b. Re-arm (push a pending timeout further out): cost per operation",
-                            None)
+    t, f.rearm = metric_table(recs, "rearm", "1b. Re-arm (push a pending timeout further out): cost per operation",
+                              None)
     tables.append(t)
-    t, cancel = metric_table(recs, "cancel", "2. Cancel scaling: cost per cancel", None,
-                             extra_scaling=True)
-    tables.append(t)
-
-    kb = lambda p: not is_twheel(p)
-    t, kchurn = metric_table(recs, "kchurn", "K1. In the kernel (twheel_bench.ko): churn (arm + cancel), cost per operation",
-                             "   ratio against the better of timer_list and hrtimer; twheel-now = twheel_mod() with the"
-                             " caller's clock reading (one ktime_get_ns() per 64 arms)", baseline=kb)
-    tables.append(t)
-    t, kcancel = metric_table(recs, "kcancel", "K2. In the kernel: cost per cancel", None,
-                              extra_scaling=True, baseline=kb)
-    tables.append(t)
-    t, krearm = metric_table(recs, "krearm", "K3. In the kernel: cost per re-arm", None, baseline=kb)
+    t, f.cancel = metric_table(recs, "cancel", "2. Cancel scaling: cost per cancel", None,
+                               extra_scaling=True)
     tables.append(t)
 
-    hot = {}
-    for r in recs:
-        if r["workload"] == "hot":
-            v = r.get("ns_per_op") if valid(r) else None
-            if r["peer"] not in hot or (v is not None and (hot[r["peer"]] is None or v < hot[r["peer"]])):
-                hot[r["peer"]] = v
-    if hot:
-        nr = max(sum(1 for r in recs if r["workload"] == "hot" and r["peer"] == p) for p in hot)
-        pairs = max((r.get("ops", 0) // 2 for r in recs if r["workload"] == "hot"), default=0)
-        t = Table("H. One hot timer: one timeout armed for 1 s and cancelled, nothing else pending",
-                  ["peer", "cost per operation", "vs timerfd"],
-                  "   %s arm+cancel pairs, best of %d interleaved rounds; twheel = TWHEEL_IOC_ARM + "
-                  "TWHEEL_IOC_CANCEL, twheel-b1 = the same in batches of one" % (fmt_count(pairs), nr))
-        for p in sorted(hot, key=peer_key):
-            v = hot[p]
-            tfv = hot.get("timerfd")
-            t.add([p, fmt_ns(v) if v else "ERR", fmt_ratio(v / tfv) if v and tfv else "-"])
-        tables.append(t)
+    def kb(p):
+        return not is_twheel(p)
+    t, f.kchurn = metric_table(recs, "kchurn", "K1. In the kernel (twheel_bench.ko): churn (arm + cancel), cost per operation",
+                               "   ratio against the better of timer_list and hrtimer; twheel-now = twheel_mod() with the"
+                               " caller's clock reading (one ktime_get_ns() per 64 arms)", baseline=kb)
+    tables.append(t)
+    t, f.kcancel = metric_table(recs, "kcancel", "K2. In the kernel: cost per cancel", None,
+                                extra_scaling=True, baseline=kb)
+    tables.append(t)
+    t, f.krearm = metric_table(recs, "krearm", "K3. In the kernel: cost per re-arm", None, baseline=kb)
+    tables.append(t)
+    return tables
 
-    b1rows = []
-    for name, d in (("churn", churn), ("re-arm", rearm), ("cancel", cancel)):
+
+def hot_table(recs, hot):
+    if not hot:
+        return None
+    nr = max(sum(1 for r in recs if r["workload"] == "hot" and r["peer"] == p) for p in hot)
+    pairs = max((r.get("ops", 0) // 2 for r in recs if r["workload"] == "hot"), default=0)
+    t = Table("H. One hot timer: one timeout armed for 1 s and cancelled, nothing else pending",
+              ["peer", "cost per operation", "vs timerfd"],
+              "   %s arm+cancel pairs, best of %d interleaved rounds; twheel = TWHEEL_IOC_ARM + "
+              "TWHEEL_IOC_CANCEL, twheel-b1 = the same in batches of one" % (fmt_count(pairs), nr))
+    for p in sorted(hot, key=peer_key):
+        v = hot[p]
+        tfv = hot.get("timerfd")
+        t.add([p, fmt_ns(v) if v else "ERR", fmt_ratio(v / tfv) if v and tfv else "-"])
+    return t
+
+
+def batch_of_one_table(f):
+    rows = []
+    for name, d in (("churn", f.churn), ("re-arm", f.rearm), ("cancel", f.cancel)):
         for n in sorted({n for (p, n) in d}):
             a, b = d.get(("twheel-b1", n)), d.get(("twheel", n))
             if a and b:
-                b1rows.append(("%s, %s pending" % (name, fmt_count(n)), a, b))
-    if hot.get("twheel-b1") and hot.get("twheel"):
-        b1rows.append(("one hot timer", hot["twheel-b1"], hot["twheel"]))
-    if b1rows:
-        t = Table("B1. A batch of one against a single ioctl: cost per operation",
-                  ["workload", "twheel-b1", "twheel", "b1/single"])
-        for w, a, b in b1rows:
-            t.add([w, fmt_ns(a), fmt_ns(b), fmt_ratio(a / b)])
-        tables.append(t)
+                rows.append(("%s, %s pending" % (name, fmt_count(n)), a, b))
+    if f.hot.get("twheel-b1") and f.hot.get("twheel"):
+        rows.append(("one hot timer", f.hot["twheel-b1"], f.hot["twheel"]))
+    if not rows:
+        return None
+    t = Table("B1. A batch of one against a single ioctl: cost per operation",
+              ["workload", "twheel-b1", "twheel", "b1/single"])
+    for w, a, b in rows:
+        t.add([w, fmt_ns(a), fmt_ns(b), fmt_ratio(a / b)])
+    return t
 
+
+def cgroup_table(recs):
     pr = {r["workload"]: r for r in recs if r["workload"] in ("churn-rootcg", "churn-benchcg")}
-    if len(pr) == 2 and all(valid(r) for r in pr.values()):
-        a, b = pr["churn-rootcg"]["ns_per_op"], pr["churn-benchcg"]["ns_per_op"]
-        t = Table("Profile: memory cgroup charging in /dev/twheel (twheel-b256 churn, 1k pending)",
-                  ["where the process runs", "cost per operation"],
-                  "   the root cgroup is not charged; the difference is what accounting costs per operation")
-        t.add(["root memory cgroup (not charged)", fmt_ns(a)])
-        t.add(["bench memory cgroup (charged)", "%s (%s)" % (fmt_ns(b), fmt_ratio(b / a))])
-        tables.append(t)
+    if len(pr) != 2 or not all(valid(r) for r in pr.values()):
+        return None
+    a, b = pr["churn-rootcg"]["ns_per_op"], pr["churn-benchcg"]["ns_per_op"]
+    t = Table("Profile: memory cgroup charging in /dev/twheel (twheel-b256 churn, 1k pending)",
+              ["where the process runs", "cost per operation"],
+              "   the root cgroup is not charged; the difference is what accounting costs per operation")
+    t.add(["root memory cgroup (not charged)", fmt_ns(a)])
+    t.add(["bench memory cgroup (charged)", "%s (%s)" % (fmt_ns(b), fmt_ratio(b / a))])
+    return t
 
+
+def primitives_table(recs):
     kp = [r for r in recs if r["workload"] == "kprim"]
-    if kp:
-        t = Table("Primitives on this guest (for reading the in-kernel figures)",
-                  ["primitive", "cost"], "   measured by twheel_bench.ko in a loop")
-        seen = {}
-        for r in kp:
-            seen[r["peer"]] = min(seen.get(r["peer"], r["ns_per_op"]), r["ns_per_op"])
-        for p, v in seen.items():
-            t.add([p, fmt_ns(v)])
-        tables.append(t)
+    if not kp:
+        return None
+    t = Table("Primitives on this guest (for reading the in-kernel figures)",
+              ["primitive", "cost"], "   measured by twheel_bench.ko in a loop")
+    seen = {}
+    for r in kp:
+        seen[r["peer"]] = min(seen.get(r["peer"], r["ns_per_op"]), r["ns_per_op"])
+    for p, v in seen.items():
+        t.add([p, fmt_ns(v)])
+    return t
 
-    # 3. expiry delivery
-    ex = [r for r in recs if r["workload"] == "expiry"]
-    if ex:
-        t = Table("3. Expiry delivery: cost per delivered expiry",
-                  ["peer", "timeouts", "process CPU", "machine CPU", "syscalls", "delivered", "early"],
-                  "   process CPU: the collecting process (precise); machine CPU: /proc/stat busy time of"
-                  " both CPUs over the window (10 ms resolution)")
-        for r in sorted(ex, key=lambda r: peer_key(r["peer"])):
-            t.add([r["peer"], r["pending"], fmt_ns(r["proc_cpu_ns_per_expiry"]),
-                   fmt_ns(r["system_cpu_ns_per_expiry"]), "%.3f" % r["syscalls_per_expiry"],
-                   r["delivered"], r["early"]])
-        tables.append(t)
 
-    # 4. accuracy
-    acc = [r for r in recs if r["workload"] == "accuracy"]
-    if acc:
-        t = Table("4. Accuracy: lateness = time the program got the expiry - deadline",
-                  ["peer", "load", "p50", "p90", "p99", "max", "early", "delivered"],
-                  "   nanosleep: clock_nanosleep wake-ups, the machine's own latency floor; "
-                  "(kernel) = twheel's own delivery timestamp")
-        for r in sorted(acc, key=lambda r: (r["load"] != "light", peer_key(r["peer"]))):
-            t.add([r["peer"], r["load"], fmt_us(r["p50_us"]), fmt_us(r["p90_us"]),
-                   fmt_us(r["p99_us"]), fmt_us(r["max_us"]), r["early"],
-                   "%d/%d" % (r["delivered"], r["count"])])
-        tables.append(t)
+def expiry_table(ex):
+    if not ex:
+        return None
+    t = Table("3. Expiry delivery: cost per delivered expiry",
+              ["peer", "timeouts", "process CPU", "machine CPU", "syscalls", "delivered", "early"],
+              "   process CPU: the collecting process (precise); machine CPU: /proc/stat busy time of"
+              " both CPUs over the window (10 ms resolution)")
+    for r in sorted(ex, key=lambda r: peer_key(r["peer"])):
+        t.add([r["peer"], r["pending"], fmt_ns(r["proc_cpu_ns_per_expiry"]),
+               fmt_ns(r["system_cpu_ns_per_expiry"]), "%.3f" % r["syscalls_per_expiry"],
+               r["delivered"], r["early"]])
+    return t
 
-    # 5. memory
-    mem = [r for r in recs if r["workload"] == "memory"]
-    ksz = {}
-    for r in recs:
-        if r["workload"] == "kchurn":
-            ksz[r["peer"]] = r.get("bytes_per_timeout")
-    if mem or ksz:
-        t = Table("5. Memory per pending timeout",
-                  ["peer", "pending", "kernel memory", "memcg kernel", "memcg total"],
-                  "   kernel memory: /proc/meminfo Slab+KernelStack+PageTables+VmallocUsed+Percpu delta;"
-                  " memcg: the bench cgroup's memory.stat kernel / memory.current delta")
-        for r in sorted(mem, key=lambda r: peer_key(r["peer"])):
-            g = lambda k: ("%.0f B" % r[k]) if r.get(k) is not None else "-"
-            t.add([r["peer"], r["pending"], g("kernel_bytes_per_timeout"),
-                   g("memcg_kernel_bytes_per_timeout"), g("memcg_bytes_per_timeout")])
-        for p in sorted((p for p in ksz if p != "twheel-now"), key=peer_key):
-            t.add(["%s (in kernel)" % p, "-", "%d B (sizeof)" % ksz[p], "-", "-"])
-        tables.append(t)
 
-    # 6. idle
-    idle = [r for r in recs if r["workload"] == "idle"]
-    if idle:
-        t = Table("6. Idle cost: timer interrupts per second on an otherwise idle guest",
-                  ["configuration", "LOC interrupts/s", "twheel hrtimer firings/s"],
-                  "   none = no twheel module, nothing armed (the machine's floor); +1far = one timeout 10 min away")
-        for r in idle:
-            tw = r.get("twheel_hrtimer_per_sec")
-            t.add([r["peer"], "%.1f" % r["loc_per_sec"], "%.2f" % tw if tw is not None else "-"])
-        tables.append(t)
+def accuracy_table(acc):
+    if not acc:
+        return None
+    t = Table("4. Accuracy: lateness = time the program got the expiry - deadline",
+              ["peer", "load", "p50", "p90", "p99", "max", "early", "delivered"],
+              "   nanosleep: clock_nanosleep wake-ups, the machine's own latency floor; "
+              "(kernel) = twheel's own delivery timestamp")
+    for r in sorted(acc, key=lambda r: (r["load"] != "light", peer_key(r["peer"]))):
+        t.add([r["peer"], r["load"], fmt_us(r["p50_us"]), fmt_us(r["p90_us"]),
+               fmt_us(r["p99_us"]), fmt_us(r["max_us"]), r["early"],
+               "%d/%d" % (r["delivered"], r["count"])])
+    return t
 
-    # 7. two CPUs
-    two = [r for r in recs if r["workload"] == "twocpu"]
-    if two:
-        t = Table("7. Two CPUs: churn throughput, one thread per CPU vs one thread",
-                  ["peer", "pending", "1 thread ops/s", "2 threads ops/s", "scaling"])
-        by = {}
-        for r in two:
-            by.setdefault(r["peer"], {})[r["threads"]] = r
-        for p in sorted(by, key=peer_key):
-            one, twot = by[p].get(1), by[p].get(2)
-            t.add([p, (one or twot)["pending"],
-                   "%.0f" % one["ops_per_sec"] if one else "-",
-                   "%.0f" % twot["ops_per_sec"] if twot else "-",
-                   fmt_ratio(twot["ops_per_sec"] / one["ops_per_sec"]) if one and twot else "-"])
-        tables.append(t)
 
-    # Goals.
-    def goal(name, status, detail):
-        goals.append({"goal": name, "status": status, "detail": detail})
+def memory_table(recs, mem):
+    ksz = {r["peer"]: r.get("bytes_per_timeout") for r in recs if r["workload"] == "kchurn"}
+    if not (mem or ksz):
+        return None
+    t = Table("5. Memory per pending timeout",
+              ["peer", "pending", "kernel memory", "memcg kernel", "memcg total"],
+              "   kernel memory: /proc/meminfo Slab+KernelStack+PageTables+VmallocUsed+Percpu delta;"
+              " memcg: the bench cgroup's memory.stat kernel / memory.current delta")
+    for r in sorted(mem, key=lambda r: peer_key(r["peer"])):
+        def g(k):
+            return ("%.0f B" % r[k]) if r.get(k) is not None else "-"
+        t.add([r["peer"], r["pending"], g("kernel_bytes_per_timeout"),
+               g("memcg_kernel_bytes_per_timeout"), g("memcg_bytes_per_timeout")])
+    for p in sorted((p for p in ksz if p != "twheel-now"), key=peer_key):
+        t.add(["%s (in kernel)" % p, "-", "%d B (sizeof)" % ksz[p], "-", "-"])
+    return t
 
-    def at(d, peer):
-        return {n: v for (p, n), v in d.items() if p == peer and v}
 
-    tw256, tfd = at(churn, "twheel-b256"), at(churn, "timerfd")
-    ur = {}
-    for peer in ("io_uring-b256", "io_uring-b16"):
-        for n, v in at(churn, peer).items():
-            ur.setdefault(n, v)
-    if tw256 and tfd:
-        rs = {n: tfd[n] / tw256[n] for n in tw256 if n in tfd}
-        ok = all(v >= 10 for v in rs.values())
-        ru = {n: ur[n] / tw256[n] for n in tw256 if n in ur}
-        detail = "timerfd/twheel-b256: " + ", ".join(
-            "%s %s" % (fmt_count(n), fmt_ratio(v)) for n, v in sorted(rs.items()))
-        if ru:
-            detail += "; io_uring/twheel-b256: " + ", ".join(
-                "%s %s" % (fmt_count(n), fmt_ratio(v)) for n, v in sorted(ru.items()))
-            ks = sorted(ru)
-            if 1000 in ru and 100000 in ru:
-                ok = ok and ru[100000] > ru[1000] and ru[100000] > 1
-        goal("churn, batches of 256: >= 10x cheaper than timerfd, further ahead of io_uring at 100k than at 1k",
-             "met" if ok else "missed", detail)
-    else:
-        goal("churn, batches of 256: >= 10x cheaper than timerfd", "no data", "")
+def idle_table(idle):
+    if not idle:
+        return None
+    t = Table("6. Idle cost: timer interrupts per second on an otherwise idle guest",
+              ["configuration", "LOC interrupts/s", "twheel hrtimer firings/s"],
+              "   none = no twheel module, nothing armed (the machine's floor); +1far = one timeout 10 min away")
+    for r in idle:
+        tw = r.get("twheel_hrtimer_per_sec")
+        t.add([r["peer"], "%.1f" % r["loc_per_sec"], "%.2f" % tw if tw is not None else "-"])
+    return t
 
-    tws = at(churn, "twheel")
-    if tws and tfd:
-        rs = {n: tws[n] / tfd[n] for n in tws if n in tfd}
-        goal("single-ioctl churn no slower than timerfd_settime",
-             "met" if all(v <= 1.0 for v in rs.values()) else "missed",
-             "twheel/timerfd: " + ", ".join("%s %s" % (fmt_count(n), fmt_ratio(v))
-                                            for n, v in sorted(rs.items())))
-    else:
-        goal("single-ioctl churn no slower than timerfd_settime", "no data", "")
 
-    parts, ok = [], True
-    for label, d, peer in (("ioctl", cancel, "twheel"), ("batch 256", cancel, "twheel-b256"),
-                           ("in kernel", kcancel, "twheel")):
-        v = at(d, peer)
-        if len(v) >= 2:
-            lo, hi = min(v), max(v)
-            r = v[hi] / v[lo]
-            ok = ok and r <= 1.5
-            parts.append("%s: %s/%s = %s" % (label, fmt_count(hi), fmt_count(lo), fmt_ratio(r)))
-    if parts:
-        big = max((n for (p, n) in cancel), default=0)
-        goal("cancel cost at 1M pending within 1.5x of 1k",
-             ("met" if ok else "missed") + ("" if big >= 1000000 else " (largest run: %s)" % fmt_count(big)),
-             "; ".join(parts))
-    else:
-        goal("cancel cost at 1M pending within 1.5x of 1k", "no data", "")
+def twocpu_table(two):
+    if not two:
+        return None
+    t = Table("7. Two CPUs: churn throughput, one thread per CPU vs one thread",
+              ["peer", "pending", "1 thread ops/s", "2 threads ops/s", "scaling"])
+    by = {}
+    for r in two:
+        by.setdefault(r["peer"], {})[r["threads"]] = r
+    for p in sorted(by, key=peer_key):
+        one, twot = by[p].get(1), by[p].get(2)
+        t.add([p, (one or twot)["pending"],
+               "%.0f" % one["ops_per_sec"] if one else "-",
+               "%.0f" % twot["ops_per_sec"] if twot else "-",
+               fmt_ratio(twot["ops_per_sec"] / one["ops_per_sec"]) if one and twot else "-"])
+    return t
 
-    tm = [r for r in mem if is_twheel(r["peer"])]
-    if tm:
-        v = max(r["kernel_bytes_per_timeout"] for r in tm)
-        goal("at most 64 bytes of kernel memory per pending timeout",
-             "met" if v <= 64 else "missed",
-             "twheel %.0f B/timeout; timerfd %s" % (v, ", ".join(
-                 "%.0f B" % r["kernel_bytes_per_timeout"] for r in mem if r["peer"] == "timerfd") or "-"))
-    else:
-        goal("at most 64 bytes of kernel memory per pending timeout", "no data", "")
 
-    ktw, ktl, khr = at(kchurn, "twheel"), at(kchurn, "timer_list"), at(kchurn, "hrtimer")
-    if ktw and ktl and khr:
-        n = max(n for n in ktw if n in ktl and n in khr)
-        a, b = ktw[n] / ktl[n], khr[n] / ktw[n]
-        goal("in the kernel at %s pending: arm+cancel within 1.2x of timer_list, >= 2x cheaper than hrtimer"
-             % fmt_count(n), "met" if a <= 1.2 and b >= 2 else "missed",
-             "twheel/timer_list %s, hrtimer/twheel %s" % (fmt_ratio(a), fmt_ratio(b)))
-    else:
-        goal("in the kernel: within 1.2x of timer_list, >= 2x cheaper than hrtimer", "no data", "")
+def goal_table(title, goals, note=None):
+    t = Table(title, ["goal", "status", "figures"], note)
+    for g in goals:
+        t.add([g["goal"], g["status"], g["detail"]])
+    return t
 
-    twa = [r for r in acc if is_twheel(r["peer"])]
-    if twa:
-        early = sum(r["early"] for r in twa)
-        goal("zero early deliveries", "met" if early == 0 else "missed",
-             "%d early out of %d twheel deliveries (userspace receipt and kernel timestamps)"
-             % (early, sum(r["delivered"] for r in twa)))
-        parts, ok = [], True
-        for load in sorted({r["load"] for r in twa}):
-            tw = [r for r in twa if r["load"] == load and "(kernel)" not in r["peer"]]
-            tf = [r for r in acc if r["load"] == load and r["peer"] == "timerfd"]
-            if tw and tf and tick_ns:
-                d = tw[0]["p99_us"] - tf[0]["p99_us"]
-                ok = ok and d <= tick_ns / 1e3
-                parts.append("%s: twheel %s vs timerfd %s (tick %s)" % (
-                    load, fmt_us(tw[0]["p99_us"]), fmt_us(tf[0]["p99_us"]), fmt_ns(tick_ns)))
-        if parts:
-            goal("p99 lateness within one tick of timerfd's p99", "met" if ok else "missed",
-                 "; ".join(parts))
-    else:
-        goal("zero early deliveries; p99 within one tick of timerfd", "no data", "")
 
-    ti = [r for r in idle if r["peer"].startswith("twheel")]
-    if ti and all(r.get("twheel_hrtimer_per_sec") is not None for r in ti):
-        v = max(r["twheel_hrtimer_per_sec"] for r in ti)
-        goal("zero twheel hrtimer firings per second when idle", "met" if v == 0 else "missed",
-             ", ".join("%s %.2f/s" % (r["peer"], r["twheel_hrtimer_per_sec"]) for r in ti))
-    elif ti:
-        goal("zero twheel hrtimer firings per second when idle", "no data",
-             "twheel's debugfs statistics had no hrtimer firing counter the parser recognised")
-    else:
-        goal("zero twheel hrtimer firings per second when idle", "no data", "")
-
-    goals5 = list(goals)
-    goals14 = issue14_goals(recs, churn, rearm, cancel, kchurn, hot, mem, acc, idle, two, ex,
-                            tick_ns, baseline)
-    for g in goals14:
-        g["issue"] = 14
-    goals.extend(goals14)
-    gt = Table("Goals (issue 5)", ["goal", "status", "figures"])
-    for g in goals5:
-        gt.add([g["goal"], g["status"], g["detail"]])
-    g14 = Table("Goals (issue 14: the device path against the wheel itself)", ["goal", "status", "figures"],
-                "   baseline for the last goal: %s" % (baseline_name or "none given (bench.sh --baseline FILE)"))
-    for g in goals14:
-        g14.add([g["goal"], g["status"], g["detail"]])
-    text = ("\n".join(head) + "\n\n" + "\n".join(t.render() for t in tables if t) + "\n" +
-            gt.render() + "\n" + g14.render())
+def build(recs, notes, blocks, done, cmd, qemu, baseline=None, baseline_name=None):
+    tick_ns = {r["peer"]: r for r in recs if r["workload"] == "env"}.get("twheel", {}).get("tick_ns")
+    f = Figures(recs, tick_ns)
+    f.baseline = baseline
+    tables = cost_tables(recs, f)
+    tables += [hot_table(recs, f.hot), batch_of_one_table(f), cgroup_table(recs),
+               primitives_table(recs), expiry_table(f.ex), accuracy_table(f.acc),
+               memory_table(recs, f.mem), idle_table(f.idle), twocpu_table(f.two)]
+    goals, gtables = [], []
+    for set_name, title, table in GOAL_SETS:
+        gs = evaluate(table, f, set_name)
+        goals += gs
+        note = None
+        if table is DEVICE_PATH_GOALS:
+            note = "   baseline for the last goal: %s" % (
+                baseline_name or "none given (bench.sh --baseline FILE)")
+        gtables.append(goal_table(title, gs, note))
+    text = ("\n".join(header(recs, done, cmd, qemu, tick_ns)) + "\n\n" +
+            "\n".join(t.render() for t in tables if t) + "\n" +
+            "\n".join(t.render() for t in gtables))
     if notes:
         text += "\nNotes from the guest:\n" + "\n".join("  " + n for n in notes) + "\n"
     return text, goals
