@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # no-tracker-refs.sh - fail when a file of the tree names a tracker issue
-# ("issue 12", "Issue #5").  Code, comments and docs say what a thing is for
-# in their own words; its history is in the commit messages.
+# (the word "issue" followed by a number).  Code, comments and docs say
+# what a thing is for in their own words; its history is in the commit
+# messages.
 # Usage: scripts/no-tracker-refs.sh [DIR] (default: the repository).
 # Prints each offending line as file:line:text; exit 1 if there is any.
 set -euo pipefail
