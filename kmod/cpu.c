@@ -33,14 +33,11 @@
  */
 #include <linux/cpu.h>
 #include <linux/cpuhotplug.h>
-#include <linux/hrtimer.h>
-#include <linux/percpu.h>
 #include <linux/mutex.h>
 #include <linux/sched.h>
 #include <linux/sched/isolation.h>
 #include <linux/slab.h>
 #include <linux/string.h>
-#include <linux/timekeeping.h>
 #include <kunit/visibility.h>
 
 #include "compat.h"

@@ -83,14 +83,11 @@
 #include <linux/sched.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
-#include <linux/spinlock.h>
 #include <linux/time_namespace.h>
 #include <linux/uidgid.h>
 #include <kunit/visibility.h>
-#include <uapi/linux/twheel.h>
 
 #include "dev.h"
-#include "wheel.h"
 
 /* Default and most live timeouts one open file may hold. */
 #define TWDEV_MAX_PENDING_DEFAULT	1048576U

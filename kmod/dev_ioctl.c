@@ -41,13 +41,10 @@
 #include <linux/sched/isolation.h>
 #include <linux/slab.h>
 #include <linux/string.h>
-#include <linux/timekeeping.h>
 #include <linux/uaccess.h>
-#include <uapi/linux/twheel.h>
 
 #include "compat.h"
 #include "dev.h"
-#include "wheel.h"
 
 /* Operations one TWHEEL_IOC_BATCH may carry (twheel_info.max_batch). */
 #define TWDEV_MAX_BATCH		4096U

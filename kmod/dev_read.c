@@ -36,13 +36,10 @@
 #include <linux/math64.h>
 #include <linux/poll.h>
 #include <linux/sched.h>
-#include <linux/timekeeping.h>
 #include <linux/uio.h>
-#include <uapi/linux/twheel.h>
 #include <kunit/visibility.h>
 
 #include "dev.h"
-#include "wheel.h"
 
 /* Bit of tf->waker_armed. */
 #define TWDEV_WAKER_ARMED	0

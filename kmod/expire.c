@@ -49,13 +49,9 @@
  * needs an earlier expiry sends the base's kick, an IPI to the base's CPU
  * that programs the hrtimer there; base->kick_sent keeps one kick in flight.
  */
-#include <linux/atomic.h>
-#include <linux/hrtimer.h>
 #include <linux/ktime.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
-#include <linux/smp.h>
-#include <linux/timekeeping.h>
 #include <kunit/visibility.h>
 
 #include "wheel.h"

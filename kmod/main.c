@@ -12,7 +12,6 @@
 #include <linux/moduleparam.h>
 
 #include "dev.h"
-#include "wheel.h"
 
 /**
  * tw_param_set_uint() - set an unsigned int module parameter within a range

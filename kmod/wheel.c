@@ -60,7 +60,6 @@
 #include <linux/moduleparam.h>
 #include <linux/overflow.h>
 #include <linux/sched/isolation.h>
-#include <linux/timekeeping.h>
 #include <kunit/visibility.h>
 
 #include "wheel.h"
