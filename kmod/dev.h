@@ -209,12 +209,12 @@ int twdev_arm(struct twdev_file *tf, const struct twdev_req *req,
 bool twdev_may_use_cpu(int cpu);
 int twdev_rearm(struct twdev_file *tf, const struct twdev_req *req);
 int twdev_cancel(struct twdev_file *tf, u64 handle, u32 flags);
-int twdev_get(struct twdev_file *tf, u64 handle, u64 now,
-	      struct twheel_get *out);
+int twdev_query(struct twdev_file *tf, u64 handle, u64 now,
+		struct twheel_get *out);
 unsigned int twdev_list(struct twdev_file *tf, unsigned long *cursor,
 			u64 now, struct twheel_get *out, unsigned int max);
 void twdev_stats(struct twdev_file *tf, struct twheel_stats *out);
-void twdev_put(struct twdev_file *tf, struct twdev_timeout *tdt);
+void twdev_discard(struct twdev_file *tf, struct twdev_timeout *tdt);
 void twdev_start(struct twdev_timeout *tdt, u64 now);
 unsigned long twdev_max_user_timeouts(void);
 u64 twdev_to_user_time(const struct twdev_file *tf, enum tw_clock clock,

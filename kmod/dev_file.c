@@ -356,13 +356,13 @@ static void twdev_kill(struct twdev_file *tf, struct twdev_timeout *tdt)
 }
 
 /**
- * twdev_put() - kill a live timeout that is neither armed nor running
+ * twdev_discard() - kill a live timeout that is neither armed nor running
  * @tf: the file, with @tf->lock held
  * @tdt: the timeout
  *
  * Its record, if one is queued, goes; then as twdev_kill().
  */
-void twdev_put(struct twdev_file *tf, struct twdev_timeout *tdt)
+void twdev_discard(struct twdev_file *tf, struct twdev_timeout *tdt)
 {
 	twdev_unqueue(tf, tdt);
 	twdev_kill(tf, tdt);
@@ -574,7 +574,7 @@ int twdev_cancel(struct twdev_file *tf, u64 handle, u32 flags)
 	if (was_armed)
 		twdev_kill(tf, tdt);
 	else
-		twdev_put(tf, tdt);
+		twdev_discard(tf, tdt);
 	tf->counters.cancelled++;
 	if (!(flags & TWHEEL_CANCEL_REPORT))
 		return 0;
@@ -615,7 +615,7 @@ static void twdev_describe(struct twdev_file *tf, struct twdev_timeout *tdt,
 }
 
 /**
- * twdev_get() - describe a live timeout
+ * twdev_query() - describe a live timeout
  * @tf: the file, with @tf->lock held
  * @handle: the timeout
  * @now: CLOCK_MONOTONIC time of the call
@@ -623,8 +623,8 @@ static void twdev_describe(struct twdev_file *tf, struct twdev_timeout *tdt,
  *
  * Return: 0, or -ENOENT if @handle names no live timeout of @tf.
  */
-int twdev_get(struct twdev_file *tf, u64 handle, u64 now,
-	      struct twheel_get *out)
+int twdev_query(struct twdev_file *tf, u64 handle, u64 now,
+		struct twheel_get *out)
 {
 	struct twdev_timeout *tdt;
 

@@ -307,7 +307,7 @@ static int twdev_apply_get(struct twdev_file *tf, struct twheel_op *op,
 	struct twheel_get get;
 	int ret;
 
-	ret = twdev_get(tf, req->handle, req->mono_now, &get);
+	ret = twdev_query(tf, req->handle, req->mono_now, &get);
 	if (ret)
 		return ret;
 	op->cookie = get.cookie;
@@ -651,7 +651,7 @@ static int twdev_ioc_get(struct twdev_file *tf, void __user *uarg,
 		return -EINVAL;
 	if (mutex_lock_interruptible(&tf->lock))
 		return -ERESTARTSYS;
-	ret = twdev_get(tf, get.handle, ktime_get_ns(), &get);
+	ret = twdev_query(tf, get.handle, ktime_get_ns(), &get);
 	mutex_unlock(&tf->lock);
 	if (ret)
 		return ret;

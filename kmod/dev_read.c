@@ -229,7 +229,7 @@ static void twdev_consume(struct twdev_file *tf, struct twdev_record *rec)
 	if (!tdt->period || (rec->ev.flags & TWHEEL_EV_STOPPED)) {
 		/* Its callback may not have returned yet. */
 		twheel_cancel_sync(&tdt->tw);
-		twdev_put(tf, tdt);
+		twdev_discard(tf, tdt);
 		return;
 	}
 	twdev_unqueue(tf, tdt);

@@ -156,7 +156,7 @@ static_cmd() {
 }
 
 # The docs against the ABI header, the CLI's completion, the library's
-# symbols, the DKMS tree, no tracker references.
+# symbols, the DKMS tree, no tracker references, the mutants apply.
 static_userland() {
 	mkdir -p "$OUTDIR/static"
 	static_cmd "every constant, structure and field of uapi/linux/twheel.h in twheel(4) and Documentation/uapi.rst, and no page names one that does not exist (make -C man check)" \
@@ -168,6 +168,8 @@ static_userland() {
 		dkms-files packaging/dkms-test.sh
 	static_cmd "no file of the tree names a tracker issue (scripts/no-tracker-refs.sh)" \
 		tracker-refs scripts/no-tracker-refs.sh
+	static_cmd "every planted bug of scripts/mutants/ applies exactly to the tree (scripts/mutants.sh --dry-run)" \
+		mutants-apply scripts/mutants.sh --dry-run
 }
 
 # kmod/VERSION against the packages, pkg-config, the library, the CLI and

@@ -26,6 +26,7 @@
 # (1 to 3 minutes on a stock kernel, more on the debug kernel).
 #
 # Usage: scripts/mutants.sh [NAME...]     (default: every patch)
+#        scripts/mutants.sh --dry-run     every patch applies exactly (make check's static suite)
 # Environment: MUTANTS (make variable) = names to run; TWHEEL_GUEST_TIMEOUT
 # (default 600 s) and TWHEEL_TEST_TIMEOUT (default 300 s) for the guests.
 # Outputs: build/mutants/NAME/ (src/, the inner run's check.log and
@@ -119,8 +120,25 @@ run_mutant() {
 	fi
 }
 
+# Every patch applies to the tree as it is, exactly (no fuzz: a hunk that
+# lands elsewhere plants another bug); nothing is written.
+dry_run() {
+	local patch bad=0
+	for patch in "$DIR"/*.patch; do
+		if ! patch --dry-run -F0 -s -p1 -d "$TWHEEL_ROOT" <"$patch" >/dev/null 2>&1; then
+			echo "mutants: $(basename "$patch") does not apply exactly to the tree" >&2
+			bad=1
+		fi
+	done
+	return "$bad"
+}
+
 main() {
 	local names=("$@") patch n
+	if [ "${1:-}" = --dry-run ]; then
+		dry_run
+		return
+	fi
 	[ ${#names[@]} -gt 0 ] || read -r -a names <<<"${MUTANTS:-}"
 	mkdir -p "$OUT"
 	export TWHEEL_LEDGER=$OUT/ledger.tsv
