@@ -20,7 +20,7 @@
  * -----------
  * When a CPU goes down its bases stop taking timeouts, their hrtimers are
  * cancelled and every queued timeout moves to an online CPU's base of the
- * same clock (one that takes timers: tw_other_cpu()), keeping
+ * same clock (one that takes timers: tw_other_cpu(), wheel.c), keeping
  * its tick, TW_LOCKED_CHUNK at a time with both base locks held, so no
  * interrupts-off section grows with the number of timeouts. Between chunks
  * the timeouts not yet moved stay on the old base, whose lock still guards
@@ -43,54 +43,7 @@
 #include "compat.h"
 #include "wheel.h"
 
-struct tw_cpu_bases __percpu *tw_bases;
-EXPORT_SYMBOL_IF_KUNIT(tw_bases);
 static enum cpuhp_state tw_hp_state;
-
-/**
- * tw_stats_add() - add one base's counters to a sum
- * @sum: the sum
- * @s: the counters; the maxima are taken, not added
- */
-void tw_stats_add(struct tw_stats *sum, const struct tw_stats *s)
-{
-	sum->armed += s->armed;
-	sum->rearmed += s->rearmed;
-	sum->cancelled += s->cancelled;
-	sum->expired += s->expired;
-	sum->cascaded += s->cascaded;
-	sum->migrated += s->migrated;
-	sum->hrtimer_fires += s->hrtimer_fires;
-	sum->ticks_skipped += s->ticks_skipped;
-	sum->runs_cut += s->runs_cut;
-	sum->max_late_ns = max(sum->max_late_ns, s->max_late_ns);
-	sum->max_cb_ns = max(sum->max_cb_ns, s->max_cb_ns);
-}
-
-/**
- * tw_stats_snapshot() - copy one CPU's counters, summed over its bases
- * @cpu: a possible CPU
- * @out: where to copy them
- * @nr_pending: where to store the bases' pending count
- */
-void tw_stats_snapshot(unsigned int cpu, struct tw_stats *out,
-		       unsigned long *nr_pending)
-{
-	enum tw_clock clock;
-	unsigned long flags;
-
-	memset(out, 0, sizeof(*out));
-	*nr_pending = 0;
-	for (clock = 0; clock < TW_NR_CLOCKS; clock++) {
-		struct tw_base *base = tw_base_of(cpu, clock);
-
-		raw_spin_lock_irqsave(&base->lock, flags);
-		tw_stats_add(out, &base->stats);
-		*nr_pending += base->nr_pending;
-		raw_spin_unlock_irqrestore(&base->lock, flags);
-	}
-}
-EXPORT_SYMBOL_IF_KUNIT(tw_stats_snapshot);
 
 #if IS_ENABLED(CONFIG_KUNIT)
 /**
@@ -194,27 +147,6 @@ static void base_offline(struct tw_base *base, unsigned int target)
 		return;
 	while (migrate_chunk(base, tw_base_of(target, base->clock)))
 		cond_resched();
-}
-
-/**
- * tw_other_cpu() - where timeouts go when they cannot stay on a CPU
- * @cpu: the CPU they leave (going down, or not taking timeouts)
- *
- * An online CPU other than @cpu that is not isolated from timers, as
- * hrtimers_cpu_dying() picks for the hrtimers of a dying CPU; any other
- * online CPU if there is none.
- *
- * Return: the CPU, or nr_cpu_ids if @cpu is the only one online.
- */
-unsigned int tw_other_cpu(unsigned int cpu)
-{
-	unsigned int other;
-
-	for_each_cpu_and(other, cpu_online_mask,
-			 housekeeping_cpumask(HK_TYPE_TIMER))
-		if (other != cpu)
-			return other;
-	return cpumask_any_but(cpu_online_mask, cpu);
 }
 
 static int tw_cpu_offline(unsigned int cpu)
@@ -354,7 +286,6 @@ int tw_init(void)
 	if (ret < 0)
 		goto err_free_bases;
 	tw_hp_state = ret;
-	tw_stats_init();
 	return 0;
 
 err_free_bases:
@@ -373,7 +304,6 @@ void tw_exit(void)
 	enum tw_clock clock;
 	unsigned int cpu;
 
-	tw_stats_exit();
 	cpuhp_remove_state(tw_hp_state);
 	/* Every base is offline: no kick is sent any more; let the last end. */
 	tw_kicks_drain();

@@ -2,8 +2,9 @@
 /*
  * dev.h - the device layer's private header: /dev/twheel
  *
- * Shared by the files of the device layer: dev_ioctl.c (ioctl -> request),
- * dev_file.c (the open file and its timeouts: requests applied, limits) and
+ * Shared by the files of the device layer: dev_misc.c (the misc device
+ * and its file operations), dev_ioctl.c (ioctl -> request), dev_file.c
+ * (the open file and its timeouts: requests applied, limits) and
  * dev_read.c (expiry -> ready queue -> read/poll). Every name here starts
  * with twdev_. What each lock protects is described at the top of
  * dev_file.c.
@@ -221,8 +222,12 @@ u64 twdev_to_user_time(const struct twdev_file *tf, enum tw_clock clock,
 		       u64 ns);
 u64 twdev_from_user_time(const struct twdev_file *tf, enum tw_clock clock,
 			 u64 ns);
-int twdev_init(void);
-void twdev_exit(void);
+void twdev_show_fdinfo(struct seq_file *m, struct file *file);
+int twdev_file_init(void);
+void twdev_file_exit(void);
+int twdev_resolve(const struct twdev_file *tf, enum tw_clock clock,
+		  u64 expires, u32 flags, u64 mono_now, u64 *deadline,
+		  u64 *now);
 
 /* dev_read.c */
 void twdev_expire(struct twheel_timeout *t);
@@ -234,9 +239,10 @@ ssize_t twdev_read_iter(struct kiocb *iocb, struct iov_iter *to);
 __poll_t twdev_poll(struct file *file, struct poll_table_struct *wait);
 
 /* dev_ioctl.c */
-int twdev_resolve(const struct twdev_file *tf, enum tw_clock clock,
-		  u64 expires, u32 flags, u64 mono_now, u64 *deadline,
-		  u64 *now);
 long twdev_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
+
+/* dev_misc.c */
+int twdev_init(void);
+void twdev_exit(void);
 
 #endif /* _TWHEEL_DEV_H */

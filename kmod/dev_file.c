@@ -4,6 +4,10 @@
  *
  * Every open gives a private set of timeouts (struct twdev_file). Requests
  * come checked from dev_ioctl.c and are applied here: arm, re-arm, cancel.
+ * What a request's time means to this file (its clocks, as its opener's
+ * time namespace reads them: twdev_resolve()) and which CPUs its caller
+ * may use (twdev_may_use_cpu()) are decided here too, for dev_ioctl.c's
+ * checks and for a re-arm, whose clock is the timeout's own.
  * Expiries reach the file through dev_read.c, which also serves read() and
  * poll. Closing the file shuts down and frees all of its timeouts.
  *
@@ -66,21 +70,26 @@
  * a user's count of timeouts is an atomic.
  *
  * Lock order: tf->lock, then the xa_lock, then tf->wqh.lock.
+ *
+ * Calls: dev_misc.c and dev_ioctl.c call in here, never the other way;
+ * this file and dev_read.c are the two halves of a device timeout and call
+ * each other (see dev_read.c).
  */
-#include <linux/compat.h>
+#include <linux/capability.h>
+#include <linux/cpumask.h>
 #include <linux/cred.h>
 #include <linux/user_namespace.h>
 #include <linux/err.h>
 #include <linux/fs.h>
 #include <linux/hashtable.h>
 #include <linux/math64.h>
-#include <linux/miscdevice.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/overflow.h>
 #include <linux/random.h>
 #include <linux/sched.h>
+#include <linux/sched/isolation.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/time_namespace.h>
@@ -497,6 +506,65 @@ static struct twdev_timeout *twdev_lookup(struct twdev_file *tf, u64 handle)
 	return tdt;
 }
 
+/*
+ * A delay, or with TWHEEL_ARM_ABS an absolute time of @tf's clocks, as a
+ * deadline counted from @now. Return: 0, -EINVAL for an absolute time past
+ * the clock's range, -ERANGE for a deadline the wheel does not take.
+ */
+static int twdev_deadline(const struct twdev_file *tf, enum tw_clock clock,
+			  u64 expires, u32 flags, u64 now, u64 *deadline)
+{
+	if (flags & TWHEEL_ARM_ABS) {
+		if (expires > KTIME_MAX)
+			return -EINVAL;
+		*deadline = twdev_from_user_time(tf, clock, expires);
+	} else if (check_add_overflow(now, expires, deadline)) {
+		return -ERANGE;
+	}
+	return tw_check_deadline(*deadline, now);
+}
+
+/**
+ * twdev_resolve() - a caller's expiry as a deadline the wheel takes
+ * @tf: the file; its absolute times are in its opener's time namespace
+ * @clock: the timeout's clock
+ * @expires: a delay in ns, or an absolute time with TWHEEL_ARM_ABS
+ * @flags: the operation's flags
+ * @mono_now: CLOCK_MONOTONIC reading of the call
+ * @deadline: out: the deadline in @clock as the kernel reads it
+ * @now: out: @mono_now in @clock; the delay counts from it
+ *
+ * Return: 0, -EINVAL for an absolute time past the clock's range, -ERANGE
+ * for a deadline further than twheel_max_delay_ns() ahead.
+ */
+int twdev_resolve(const struct twdev_file *tf, enum tw_clock clock,
+		  u64 expires, u32 flags, u64 mono_now, u64 *deadline,
+		  u64 *now)
+{
+	*now = tw_clock_from_mono(mono_now, clock);
+	return twdev_deadline(tf, clock, expires, flags, *now, deadline);
+}
+
+/**
+ * twdev_may_use_cpu() - may the caller put a timeout on a CPU
+ * @cpu: a possible CPU, or TWHEEL_CPU_LOCAL
+ *
+ * A chosen CPU must be in the caller's affinity mask and not isolated from
+ * timers, unless the caller has CAP_SYS_NICE; checked at every arm and
+ * re-arm, so a task that lost a CPU cannot keep its timeouts there.
+ *
+ * Context: process context.
+ * Return: true if it may.
+ */
+bool twdev_may_use_cpu(int cpu)
+{
+	if (cpu == TWHEEL_CPU_LOCAL)
+		return true;
+	return (cpumask_test_cpu(cpu, current->cpus_ptr) &&
+		housekeeping_cpu(cpu, HK_TYPE_TIMER)) ||
+	       capable(CAP_SYS_NICE);
+}
+
 /**
  * twdev_rearm() - move a live timeout to a new expiry
  * @tf: the file, with @tf->lock held
@@ -848,27 +916,18 @@ void twdev_file_free(struct twdev_file *tf)
 }
 EXPORT_SYMBOL_IF_KUNIT(twdev_file_free);
 
-static int twdev_open(struct inode *inode, struct file *file)
-{
-	file->private_data = twdev_file_new();
-	if (!file->private_data)
-		return -ENOMEM;
-	file->f_mode |= FMODE_NOWAIT;
-	return stream_open(inode, file);
-}
-
-static int twdev_release(struct inode *inode, struct file *file)
-{
-	twdev_file_free(file->private_data);
-	return 0;
-}
-
-/*
- * The file's counters, as TWHEEL_IOC_STATS gives them (taken under tf->lock
- * like it), then the limits. late: expiries by lateness in microseconds,
- * bucket i counting [2^(i-1), 2^i) as struct twheel_stats says.
+/**
+ * twdev_show_fdinfo() - the file's counters and limits in /proc/PID/fdinfo
+ * @m: the fdinfo file
+ * @file: an open /dev/twheel
+ *
+ * The counters as TWHEEL_IOC_STATS gives them (taken under tf->lock like
+ * it), then the limits. late: expiries by lateness in microseconds, bucket
+ * i counting [2^(i-1), 2^i) as struct twheel_stats says.
+ *
+ * Context: process context; takes tf->lock (nothing is shown on a signal).
  */
-static void twdev_show_fdinfo(struct seq_file *m, struct file *file)
+void twdev_show_fdinfo(struct seq_file *m, struct file *file)
 {
 	struct twdev_file *tf = file->private_data;
 	struct twheel_stats st;
@@ -891,61 +950,30 @@ static void twdev_show_fdinfo(struct seq_file *m, struct file *file)
 	seq_putc(m, '\n');
 }
 
-static const struct file_operations twdev_fops = {
-	.owner = THIS_MODULE,
-	.open = twdev_open,
-	.release = twdev_release,
-	.read_iter = twdev_read_iter,
-	.poll = twdev_poll,
-	.unlocked_ioctl = twdev_ioctl,
-	.compat_ioctl = compat_ptr_ioctl,
-	.show_fdinfo = twdev_show_fdinfo,
-	.llseek = noop_llseek,
-};
-
-static struct miscdevice twdev_misc = {
-	.minor = MISC_DYNAMIC_MINOR,
-	.name = "twheel",
-	.fops = &twdev_fops,
-	.mode = 0666,
-};
-
 /**
- * twdev_init() - create the timeout cache and register /dev/twheel
+ * twdev_file_init() - create the timeout cache
  *
  * The cache is SLAB_ACCOUNT: every timeout is charged to the memory cgroup
  * of the task whose arm allocated it. A per-user limit left at 0 is set to
  * its default, a share of the machine's RAM.
  *
- * Return: 0 or a negative errno.
+ * Return: 0 or -ENOMEM.
  */
-int twdev_init(void)
+int twdev_file_init(void)
 {
-	int ret;
-
 	if (!max_user_timeouts)
 		max_user_timeouts = totalram_pages() / TWDEV_USER_RAM_DIVISOR *
 				    PAGE_SIZE / TWDEV_TIMEOUT_COST;
 	twdev_timeout_cache = KMEM_CACHE(twdev_timeout, SLAB_ACCOUNT);
-	if (!twdev_timeout_cache)
-		return -ENOMEM;
-	ret = misc_register(&twdev_misc);
-	if (ret)
-		goto err_destroy_cache;
-	return 0;
-
-err_destroy_cache:
-	kmem_cache_destroy(twdev_timeout_cache);
-	return ret;
+	return twdev_timeout_cache ? 0 : -ENOMEM;
 }
 
 /**
- * twdev_exit() - unregister /dev/twheel and destroy the timeout cache
+ * twdev_file_exit() - destroy the timeout cache
  *
- * No file can be open: each one holds a reference on the module.
+ * No file is open any more.
  */
-void twdev_exit(void)
+void twdev_file_exit(void)
 {
-	misc_deregister(&twdev_misc);
 	kmem_cache_destroy(twdev_timeout_cache);
 }

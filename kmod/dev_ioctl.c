@@ -11,8 +11,9 @@
  * Every operation, whether it comes alone (TWHEEL_IOC_ARM, _REARM, _CANCEL)
  * or in a batch, is put in the shape of a struct twheel_op and checked by
  * one validator per operation, twdev_check_op(), into a struct twdev_req:
- * deadline resolved against the clock, CPU chosen and allowed. dev_file.c
- * applies the request. So a check happens once, and a bad operation changes
+ * deadline resolved against the clock, CPU chosen and allowed (what the
+ * file's clocks read and which CPUs the caller may use, dev_file.c says).
+ * dev_file.c applies the request. So a check happens once, and a bad operation changes
  * nothing.
  *
  * A batch copies its whole array in (to the stack when it is short), proves
@@ -29,7 +30,6 @@
  * restarts the call.
  */
 #include <linux/build_bug.h>
-#include <linux/capability.h>
 #include <linux/cpumask.h>
 #include <linux/fs.h>
 #include <linux/ioctl.h>
@@ -38,7 +38,6 @@
 #include <linux/nospec.h>
 #include <linux/overflow.h>
 #include <linux/sched.h>
-#include <linux/sched/isolation.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
@@ -120,65 +119,6 @@ static int twdev_ioc_info(struct twdev_file *tf, void __user *uarg,
 	return twdev_copy_struct_to_user(uarg, usize, &info, sizeof(info));
 }
 
-/*
- * A delay, or with TWHEEL_ARM_ABS an absolute time of @tf's clocks, as a
- * deadline counted from @now. Return: 0, -EINVAL for an absolute time past
- * the clock's range, -ERANGE for a deadline the wheel does not take.
- */
-static int twdev_deadline(const struct twdev_file *tf, enum tw_clock clock,
-			  u64 expires, u32 flags, u64 now, u64 *deadline)
-{
-	if (flags & TWHEEL_ARM_ABS) {
-		if (expires > KTIME_MAX)
-			return -EINVAL;
-		*deadline = twdev_from_user_time(tf, clock, expires);
-	} else if (check_add_overflow(now, expires, deadline)) {
-		return -ERANGE;
-	}
-	return tw_check_deadline(*deadline, now);
-}
-
-/**
- * twdev_resolve() - a caller's expiry as a deadline the wheel takes
- * @tf: the file; its absolute times are in its opener's time namespace
- * @clock: the timeout's clock
- * @expires: a delay in ns, or an absolute time with TWHEEL_ARM_ABS
- * @flags: the operation's flags
- * @mono_now: CLOCK_MONOTONIC reading of the call
- * @deadline: out: the deadline in @clock as the kernel reads it
- * @now: out: @mono_now in @clock; the delay counts from it
- *
- * Return: 0, -EINVAL for an absolute time past the clock's range, -ERANGE
- * for a deadline further than twheel_max_delay_ns() ahead.
- */
-int twdev_resolve(const struct twdev_file *tf, enum tw_clock clock,
-		  u64 expires, u32 flags, u64 mono_now, u64 *deadline,
-		  u64 *now)
-{
-	*now = tw_clock_from_mono(mono_now, clock);
-	return twdev_deadline(tf, clock, expires, flags, *now, deadline);
-}
-
-/**
- * twdev_may_use_cpu() - may the caller put a timeout on a CPU
- * @cpu: a possible CPU, or TWHEEL_CPU_LOCAL
- *
- * A chosen CPU must be in the caller's affinity mask and not isolated from
- * timers, unless the caller has CAP_SYS_NICE; checked at every arm and
- * re-arm, so a task that lost a CPU cannot keep its timeouts there.
- *
- * Context: process context.
- * Return: true if it may.
- */
-bool twdev_may_use_cpu(int cpu)
-{
-	if (cpu == TWHEEL_CPU_LOCAL)
-		return true;
-	return (cpumask_test_cpu(cpu, current->cpus_ptr) &&
-		housekeeping_cpu(cpu, HK_TYPE_TIMER)) ||
-	       capable(CAP_SYS_NICE);
-}
-
 /* The CPU of an arm: online, and one the caller may use. */
 static int twdev_check_cpu(const struct twheel_op *op, int *cpu)
 {
@@ -229,8 +169,8 @@ static int twdev_check_arm(const struct twdev_file *tf,
 	req->flags = op->flags & (TWHEEL_ARM_FIXED_DELAY | TWHEEL_ARM_BOOTTIME);
 	req->cookie = op->cookie;
 	req->period = op->period;
-	return twdev_deadline(tf, req->clock, op->expires, op->flags, req->now,
-			      &req->deadline);
+	return twdev_resolve(tf, req->clock, op->expires, op->flags,
+			     req->mono_now, &req->deadline, &req->now);
 }
 
 /* Its deadline is resolved in the timeout's clock: twdev_rearm(). */

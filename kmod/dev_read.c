@@ -31,6 +31,11 @@
  * nr_queued, so a tf->lock holder that reads nr_queued as 0 knows that no
  * timeout whose callback it has waited for has a record queued. See
  * dev_file.c for the rest.
+ *
+ * This file and dev_file.c are the two halves of a device timeout and call
+ * each other: dev_file.c arms with this file's callback and drops records
+ * (twdev_unqueue()); a read here re-arms a periodic timeout and frees a
+ * one-shot one there (twdev_start(), twdev_discard()).
  */
 #include <linux/fs.h>
 #include <linux/math64.h>

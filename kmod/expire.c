@@ -48,6 +48,14 @@
  * Only a base's own CPU starts its pinned hrtimer; an arm on another CPU that
  * needs an earlier expiry sends the base's kick, an IPI to the base's CPU
  * that programs the hrtimer there; base->kick_sent keeps one kick in flight.
+ *
+ * Calls
+ * -----
+ * This file and wheel.c are the two halves of one thing and call each
+ * other: the expiry side uses the wheel's primitives (advance, dequeue,
+ * program), and an arm or cancel in wheel.c sends this file's kick or
+ * waits for its running callback. Every other file of kmod/ calls in one
+ * direction only.
  */
 #include <linux/ktime.h>
 #include <linux/module.h>

@@ -3,16 +3,62 @@
  * stats.c - debugfs statistics of the wheel: /sys/kernel/debug/twheel/stats
  *
  * One line of counters per possible CPU, its bases of both clocks summed
- * from snapshots taken under each base's lock (tw_stats_snapshot()), then a
- * total line. The file has no lock of its own.
+ * from snapshots taken under each base's lock (tw_stats_snapshot(), also
+ * what the KUnit suites read), then a total line. The counters live in the
+ * bases and change under their locks; this file has no lock of its own.
+ * main.c creates the file after the bases and removes it before them.
  */
 #include <linux/cpumask.h>
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
+#include <linux/spinlock.h>
+#include <linux/string.h>
+#include <kunit/visibility.h>
 
 #include "wheel.h"
 
 static struct dentry *tw_debugfs_dir;
+
+/* Add one base's counters @s to @sum; the maxima are taken, not added. */
+static void tw_stats_add(struct tw_stats *sum, const struct tw_stats *s)
+{
+	sum->armed += s->armed;
+	sum->rearmed += s->rearmed;
+	sum->cancelled += s->cancelled;
+	sum->expired += s->expired;
+	sum->cascaded += s->cascaded;
+	sum->migrated += s->migrated;
+	sum->hrtimer_fires += s->hrtimer_fires;
+	sum->ticks_skipped += s->ticks_skipped;
+	sum->runs_cut += s->runs_cut;
+	sum->max_late_ns = max(sum->max_late_ns, s->max_late_ns);
+	sum->max_cb_ns = max(sum->max_cb_ns, s->max_cb_ns);
+}
+
+/**
+ * tw_stats_snapshot() - copy one CPU's counters, summed over its bases
+ * @cpu: a possible CPU
+ * @out: where to copy them
+ * @nr_pending: where to store the bases' pending count
+ */
+void tw_stats_snapshot(unsigned int cpu, struct tw_stats *out,
+		       unsigned long *nr_pending)
+{
+	enum tw_clock clock;
+	unsigned long flags;
+
+	memset(out, 0, sizeof(*out));
+	*nr_pending = 0;
+	for (clock = 0; clock < TW_NR_CLOCKS; clock++) {
+		struct tw_base *base = tw_base_of(cpu, clock);
+
+		raw_spin_lock_irqsave(&base->lock, flags);
+		tw_stats_add(out, &base->stats);
+		*nr_pending += base->nr_pending;
+		raw_spin_unlock_irqrestore(&base->lock, flags);
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(tw_stats_snapshot);
 
 static void show_row(struct seq_file *m, const char *name,
 		     unsigned long pending, const struct tw_stats *s)

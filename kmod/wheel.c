@@ -50,6 +50,10 @@
  * both bases are locked or while TW_F_MIGRATING is set. A timeout whose
  * callback runs does not change base, so waiting on that base's expiry lock
  * is enough for twheel_cancel_sync() (expire.c).
+ *
+ * wheel.c and expire.c are the two halves of one thing and call each other
+ * (arm and cancel here send the kick and wait for a running callback there;
+ * the expiry runs there use the primitives here); see expire.c.
  */
 #include <linux/bitops.h>
 #include <linux/cpumask.h>
@@ -65,12 +69,39 @@
 #include "wheel.h"
 #include "trace.h"
 
+/* Every CPU's bases, allocated and brought up by cpu.c. */
+struct tw_cpu_bases __percpu *tw_bases;
+EXPORT_SYMBOL_IF_KUNIT(tw_bases);
+
 /* Wheel tick: 1 ms, the kernel's HZ=1000 jiffy; see Documentation/design.rst. */
 #define TW_TICK_NS_DEFAULT	1000000U
 /* Shortest tick: a shorter one costs more hrtimer runs than it saves lateness. */
 #define TW_TICK_NS_MIN		50000U
 /* Longest tick: one second. */
 #define TW_TICK_NS_MAX		1000000000U
+
+/**
+ * tw_param_set_uint() - set an unsigned int module parameter within a range
+ * @val: the value as written (insmod, modprobe, sysfs)
+ * @kp: the parameter
+ * @min: least value allowed
+ * @max: greatest value allowed
+ *
+ * Like param_set_uint_minmax(), and a refused value is reported with the
+ * range it must be in: "twheel: tick_ns=0 refused: allowed 50000..1000000000".
+ *
+ * Context: process context (module load or a sysfs write).
+ * Return: 0, or -EINVAL for a value that is not a number in [@min, @max].
+ */
+int tw_param_set_uint(const char *val, const struct kernel_param *kp,
+		      unsigned int min, unsigned int max)
+{
+	int ret = param_set_uint_minmax(val, kp, min, max);
+
+	if (ret)
+		pr_err("%s=%s refused: allowed %u..%u\n", kp->name, val, min, max);
+	return ret;
+}
 
 static unsigned int tick_ns = TW_TICK_NS_DEFAULT;
 
@@ -650,6 +681,27 @@ static unsigned int local_target_cpu(void)
 	if (housekeeping_cpu(cpu, HK_TYPE_TIMER))
 		return cpu;
 	return housekeeping_any_cpu(HK_TYPE_TIMER);
+}
+
+/**
+ * tw_other_cpu() - where timeouts go when they cannot stay on a CPU
+ * @cpu: the CPU they leave (going down, or not taking timeouts)
+ *
+ * An online CPU other than @cpu that is not isolated from timers, as
+ * hrtimers_cpu_dying() picks for the hrtimers of a dying CPU; any other
+ * online CPU if there is none.
+ *
+ * Return: the CPU, or nr_cpu_ids if @cpu is the only one online.
+ */
+unsigned int tw_other_cpu(unsigned int cpu)
+{
+	unsigned int other;
+
+	for_each_cpu_and(other, cpu_online_mask,
+			 housekeeping_cpumask(HK_TYPE_TIMER))
+		if (other != cpu)
+			return other;
+	return cpumask_any_but(cpu_online_mask, cpu);
 }
 
 /**

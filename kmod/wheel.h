@@ -228,10 +228,13 @@ static inline struct tw_wheel *tw_wheel_of(const struct tw_base *base, u32 tf)
 	return base->wheels[tw_flags_queue(tf)];
 }
 
-/* main.c: the setter of every unsigned int module parameter */
+/* wheel.c: the setter of every unsigned int module parameter */
 struct kernel_param;
 int tw_param_set_uint(const char *val, const struct kernel_param *kp,
 		      unsigned int min, unsigned int max);
+
+/* wheel.c: where timeouts go when they cannot stay on a CPU */
+unsigned int tw_other_cpu(unsigned int cpu);
 
 /* wheel.c: geometry and clock */
 u64 tw_ns_to_tick(u64 ns);
@@ -294,16 +297,14 @@ static inline struct tw_base *tw_base_of(unsigned int cpu,
 	return &per_cpu_ptr(tw_bases, cpu)->base[clock];
 }
 
-unsigned int tw_other_cpu(unsigned int cpu);
 int tw_queue_get(void);
 void tw_queue_put(unsigned int queue);
-void tw_stats_add(struct tw_stats *sum, const struct tw_stats *s);
-void tw_stats_snapshot(unsigned int cpu, struct tw_stats *out,
-		       unsigned long *nr_pending);
 int tw_init(void);
 void tw_exit(void);
 
 /* stats.c */
+void tw_stats_snapshot(unsigned int cpu, struct tw_stats *out,
+		       unsigned long *nr_pending);
 void tw_stats_init(void);
 void tw_stats_exit(void);
 

@@ -156,7 +156,8 @@ static_cmd() {
 }
 
 # The docs against the ABI header, the CLI's completion, the library's
-# symbols, the DKMS tree, no tracker references, the mutants apply.
+# symbols, the DKMS tree, no tracker references, the mutants apply, the
+# shell scripts lint clean.
 static_userland() {
 	mkdir -p "$OUTDIR/static"
 	static_cmd "every constant, structure and field of uapi/linux/twheel.h in twheel(4) and Documentation/uapi.rst, and no page names one that does not exist (make -C man check)" \
@@ -170,6 +171,8 @@ static_userland() {
 		tracker-refs scripts/no-tracker-refs.sh
 	static_cmd "every planted bug of scripts/mutants/ applies exactly to the tree (scripts/mutants.sh --dry-run)" \
 		mutants-apply scripts/mutants.sh --dry-run
+	static_cmd "shellcheck -x of every shell script of the tree (scripts/shell-lint.sh)" \
+		shellcheck scripts/shell-lint.sh
 }
 
 # kmod/VERSION against the packages, pkg-config, the library, the CLI and
@@ -199,6 +202,10 @@ run_static() {
 		# build then has nothing left to compile (one build per kernel).
 		static_build "$k" W1-sparse "$(kmod_build_dir "$k")" C=2 W=1
 	done
+	# Which files of kmod/ call each other, from the objects just built.
+	k=${KERNELS%% *}
+	static_cmd "no two files of kmod/ call each other but expire.c/wheel.c and dev_file.c/dev_read.c ($k objects, scripts/kmod-calls.py)" \
+		kmod-calls scripts/kmod-calls.py "$(kmod_build_dir "$k")/kmod"
 	static_version
 }
 
@@ -325,8 +332,8 @@ test_kernel() {
 # guests' results do not interleave; collect_kernel appends them in order.
 start_kernel() {
 	local k=$1
-	(TWHEEL_LEDGER=$OUTDIR/ledger-$k.tsv && : >"$TWHEEL_LEDGER" && test_kernel "$k") \
-		>"$OUTDIR/check-$k.log" 2>&1 &
+	: >"$OUTDIR/ledger-$k.tsv"
+	TWHEEL_LEDGER=$OUTDIR/ledger-$k.tsv test_kernel "$k" >"$OUTDIR/check-$k.log" 2>&1 &
 	log "$k: building and booting in the background (log in $OUTDIR/check-$k.log)"
 }
 collect_kernel() {
