@@ -210,6 +210,26 @@ static const char *const feat_names[] = {
 static const char *const arm_flag_names[] = {
 	"ABS", "CPU", "FIXED_DELAY", "BOOTTIME",
 };
+static const char *const rearm_flag_names[] = { "ABS" };
+static const char *const cancel_flag_names[] = { "REPORT" };
+static const char *const drain_flag_names[] = { "CANCEL" };
+/* Bit TWHEEL_OP_BIT(op) of batch_ops: op 0 is no operation. */
+static const char *const op_names[] = { "-", "ARM", "REARM", "CANCEL", "GET" };
+#define NAMES(a)	(a), (unsigned int)(sizeof(a) / sizeof((a)[0]))
+
+/* Each feature or flags mask of @info, with the names of its bits, to @out. */
+static void each_mask(const struct twheel_info *info,
+		      void (*out)(const char *k, uint64_t v,
+				  const char *const *names, unsigned int n))
+{
+	out("ioctls", info->ioctls, NAMES(feat_names));
+	out("arm_flags", info->arm_flags, NAMES(arm_flag_names));
+	out("rearm_flags", info->rearm_flags, NAMES(rearm_flag_names));
+	out("cancel_flags", info->cancel_flags, NAMES(cancel_flag_names));
+	out("drain_flags", info->drain_flags, NAMES(drain_flag_names));
+	out("batch_flags", info->batch_flags, NULL, 0);
+	out("batch_ops", info->batch_ops, NAMES(op_names));
+}
 
 /* Every file of directory @dir as "name": value. */
 static void json_dir(const char *k, const char *dir)
@@ -255,20 +275,32 @@ static int info_json(void)
 	json_dir("parameters", SYS_MODULE "/parameters");
 	jopen("device", '{');
 	ju64("api_version", info->api_version);
-	jbits("ioctls", info->ioctls, feat_names, 8);
-	jbits("arm_flags", info->arm_flags, arm_flag_names, 4);
+	each_mask(info, jbits);
 	ju64("event_size", info->event_size);
 	ju64("tick_ns", info->tick_ns);
 	ju64("max_delay_ns", info->max_delay_ns);
 	ju64("max_pending", info->max_pending);
 	ju64("max_batch", info->max_batch);
-	if (info->api_version >= 2)
+	if (info->size >= TWHEEL_INFO_SIZE_VER1)
 		ju64("max_user_timeouts", info->max_user_timeouts);
 	jclose('}');
 	jclose('}');
 	jend();
 	twheel_close(tw);
 	return 0;
+}
+
+/* "  name  0xBITS NAME NAME..." for a feature or flags mask. */
+static void print_bits(const char *k, uint64_t v, const char *const *names,
+		       unsigned int n)
+{
+	unsigned int i;
+
+	printf("  %-16s 0x%" PRIx64, k, v);
+	for (i = 0; i < n; i++)
+		if (v & (1ULL << i))
+			printf(" %s", names[i]);
+	putchar('\n');
 }
 
 static int cmd_info(void)
@@ -313,26 +345,13 @@ static int cmd_info(void)
 	info = twheel_get_info(tw);
 	printf("device (" TWHEEL_DEVICE ", TWHEEL_IOC_INFO):\n");
 	printf("  %-16s %u\n", "api_version", info->api_version);
-	printf("  %-16s 0x%" PRIx64 "%s%s%s%s%s%s%s%s\n", "ioctls", (uint64_t)info->ioctls,
-	       info->ioctls & TWHEEL_FEAT_INFO ? " INFO" : "",
-	       info->ioctls & TWHEEL_FEAT_ARM ? " ARM" : "",
-	       info->ioctls & TWHEEL_FEAT_REARM ? " REARM" : "",
-	       info->ioctls & TWHEEL_FEAT_CANCEL ? " CANCEL" : "",
-	       info->ioctls & TWHEEL_FEAT_BATCH ? " BATCH" : "",
-	       info->ioctls & TWHEEL_FEAT_GET ? " GET" : "",
-	       info->ioctls & TWHEEL_FEAT_DRAIN ? " DRAIN" : "",
-	       info->ioctls & TWHEEL_FEAT_STATS ? " STATS" : "");
-	printf("  %-16s 0x%x%s%s%s%s\n", "arm_flags", info->arm_flags,
-	       info->arm_flags & TWHEEL_ARM_ABS ? " ABS" : "",
-	       info->arm_flags & TWHEEL_ARM_CPU ? " CPU" : "",
-	       info->arm_flags & TWHEEL_ARM_FIXED_DELAY ? " FIXED_DELAY" : "",
-	       info->arm_flags & TWHEEL_ARM_BOOTTIME ? " BOOTTIME" : "");
+	each_mask(info, print_bits);
 	printf("  %-16s %u\n", "event_size", info->event_size);
 	printf("  %-16s %" PRIu64 "\n", "tick_ns", (uint64_t)info->tick_ns);
 	printf("  %-16s %" PRIu64 "\n", "max_delay_ns", (uint64_t)info->max_delay_ns);
 	printf("  %-16s %u\n", "max_pending", info->max_pending);
 	printf("  %-16s %u\n", "max_batch", info->max_batch);
-	if (info->api_version >= 2)
+	if (info->size >= TWHEEL_INFO_SIZE_VER1)
 		printf("  %-16s %" PRIu64 "\n", "max_user_timeouts",
 		       (uint64_t)info->max_user_timeouts);
 	twheel_close(tw);

@@ -61,7 +61,7 @@ static_assert(sizeof(struct twheel_arm) == TWHEEL_ARM_SIZE_VER0);
 static_assert(sizeof(struct twheel_rearm) == TWHEEL_REARM_SIZE_VER0);
 static_assert(sizeof(struct twheel_cancel) == TWHEEL_CANCEL_SIZE_VER0);
 static_assert(sizeof(struct twheel_batch) == TWHEEL_BATCH_SIZE_VER0);
-static_assert(sizeof(struct twheel_info) == TWHEEL_INFO_SIZE_VER1);
+static_assert(sizeof(struct twheel_info) == TWHEEL_INFO_SIZE_VER2);
 static_assert(sizeof(struct twheel_op) == 48);
 static_assert(sizeof(struct twheel_event) == 48);
 static_assert(sizeof(struct twheel_get) == TWHEEL_GET_SIZE_VER0);
@@ -114,6 +114,11 @@ static int twdev_ioc_info(struct twdev_file *tf, void __user *uarg,
 		.max_pending = tf->max_pending,
 		.max_batch = TWDEV_MAX_BATCH,
 		.max_user_timeouts = twdev_max_user_timeouts(),
+		.rearm_flags = TWHEEL_REARM_FLAGS_ALL,
+		.cancel_flags = TWHEEL_CANCEL_FLAGS_ALL,
+		.drain_flags = TWHEEL_DRAIN_FLAGS_ALL,
+		.batch_flags = TWHEEL_BATCH_FLAGS_ALL,
+		.batch_ops = TWHEEL_OPS_ALL,
 	};
 
 	return twdev_copy_struct_to_user(uarg, usize, &info, sizeof(info));
@@ -177,7 +182,8 @@ static int twdev_check_arm(const struct twdev_file *tf,
 static int twdev_check_rearm(const struct twheel_op *op,
 			     struct twdev_req *req)
 {
-	if (op->flags & ~TWHEEL_ARM_ABS || op->cookie || op->period || op->cpu)
+	if (op->flags & ~TWHEEL_REARM_FLAGS_ALL || op->cookie || op->period ||
+	    op->cpu)
 		return -EINVAL;
 	if ((op->flags & TWHEEL_ARM_ABS) && op->expires > KTIME_MAX)
 		return -EINVAL;
@@ -458,7 +464,8 @@ static int twdev_batch_apply(struct twdev_file *tf, void *ops, u32 count,
 
 static int twdev_check_batch(const struct twheel_batch *batch)
 {
-	if (batch->flags || batch->reserved || !batch->count ||
+	if (batch->flags & ~TWHEEL_BATCH_FLAGS_ALL || batch->reserved ||
+	    !batch->count ||
 	    batch->count > TWDEV_MAX_BATCH ||
 	    batch->op_size < sizeof(struct twheel_op) ||
 	    batch->op_size > TWDEV_MAX_OP_SIZE)

@@ -58,12 +58,35 @@ struct twheel {
 /* What the library needs from the module. */
 #define NEED_FEATURES	(TWHEEL_FEAT_INFO | TWHEEL_FEAT_BATCH)
 
+/*
+ * A module that filled less of struct twheel_info than its masks has the
+ * flags and operations that came with the ioctls it announces: re-arm with
+ * TWHEEL_ARM_ABS always; TWHEEL_CANCEL_REPORT and TWHEEL_OP_GET with
+ * TWHEEL_IOC_GET, TWHEEL_DRAIN_CANCEL with TWHEEL_IOC_DRAIN. Decided here,
+ * once: everything else reads the masks.
+ */
+static void infer_masks(struct twheel_info *info)
+{
+	if (info->size >= TWHEEL_INFO_SIZE_VER2)
+		return;
+	info->rearm_flags = TWHEEL_ARM_ABS;
+	info->batch_ops = TWHEEL_OP_BIT(TWHEEL_OP_ARM) |
+			  TWHEEL_OP_BIT(TWHEEL_OP_REARM) |
+			  TWHEEL_OP_BIT(TWHEEL_OP_CANCEL);
+	if (info->ioctls & TWHEEL_FEAT_GET) {
+		info->cancel_flags = TWHEEL_CANCEL_REPORT;
+		info->batch_ops |= TWHEEL_OP_BIT(TWHEEL_OP_GET);
+	}
+	if (info->ioctls & TWHEEL_FEAT_DRAIN)
+		info->drain_flags = TWHEEL_DRAIN_CANCEL;
+}
+
 static int handshake(struct twheel *tw)
 {
 	memset(&tw->info, 0, sizeof(tw->info));
 	if (ioctl(tw->fd, TWHEEL_IOC_INFO, &tw->info) < 0)
 		return errno == ENOTTY ? -EOPNOTSUPP : -errno;
-	if (tw->info.api_version < 1)
+	if (tw->info.size < TWHEEL_INFO_SIZE_VER0)
 		return -EPROTO;
 	if ((tw->info.ioctls & NEED_FEATURES) != NEED_FEATURES)
 		return -EOPNOTSUPP;
@@ -72,6 +95,7 @@ static int handshake(struct twheel *tw)
 		return -EPROTO;
 	if (tw->info.max_batch == 0)
 		return -EPROTO;
+	infer_masks(&tw->info);
 	return 0;
 }
 
@@ -181,12 +205,15 @@ static int make_room(struct twheel *tw)
 	return ret < 0 ? ret : 0;
 }
 
-static int check_flags(const struct twheel *tw, uint32_t flags)
+/*
+ * -EINVAL for a flag this header does not know (outside @all), -EOPNOTSUPP
+ * for one it knows but the running module does not take (outside @module).
+ */
+static int check_flags(uint32_t flags, uint32_t all, uint32_t module)
 {
-	if (flags & ~TWHEEL_ARM_FLAGS_ALL)
+	if (flags & ~all)
 		return -EINVAL;
-	/* Known to this header but not to the running module. */
-	if ((flags & tw->info.arm_flags) != flags)
+	if ((flags & module) != flags)
 		return -EOPNOTSUPP;
 	return 0;
 }
@@ -198,7 +225,7 @@ static int prep_arm(struct twheel *tw, uint64_t cookie, uint64_t expires,
 	struct twheel_op *op;
 	int ret;
 
-	ret = check_flags(tw, flags);
+	ret = check_flags(flags, TWHEEL_ARM_FLAGS_ALL, tw->info.arm_flags);
 	if (ret)
 		return ret;
 	ret = make_room(tw);
@@ -220,7 +247,8 @@ static int prep_rearm(struct twheel *tw, uint64_t handle, uint64_t expires,
 	struct twheel_op *op;
 	int ret;
 
-	ret = check_flags(tw, flags);
+	ret = check_flags(flags, TWHEEL_REARM_FLAGS_ALL,
+			  tw->info.rearm_flags);
 	if (ret)
 		return ret;
 	ret = make_room(tw);
@@ -241,11 +269,9 @@ static int prep_cancel(struct twheel *tw, uint64_t handle, uint32_t flags,
 	struct twheel_op *op;
 	int ret;
 
-	if (flags & ~TWHEEL_CANCEL_FLAGS_ALL)
-		return -EINVAL;
-	/* Cancel flags came with API version 3; there is no feature bit. */
-	if (flags && tw->info.api_version < 3)
-		return -EOPNOTSUPP;
+	ret = check_flags(flags, TWHEEL_CANCEL_FLAGS_ALL, tw->info.cancel_flags);
+	if (ret)
+		return ret;
 	ret = make_room(tw);
 	if (ret)
 		return ret;
@@ -263,7 +289,7 @@ static int prep_get(struct twheel *tw, uint64_t handle,
 	struct twheel_op *op;
 	int ret;
 
-	if (!(tw->info.ioctls & TWHEEL_FEAT_GET))
+	if (!(tw->info.batch_ops & TWHEEL_OP_BIT(TWHEEL_OP_GET)))
 		return -EOPNOTSUPP;
 	ret = make_room(tw);
 	if (ret)
@@ -491,10 +517,15 @@ int twheel_drain(struct twheel *tw, struct twheel_get *entries, unsigned int nr,
 		.flags = flags,
 	};
 
+	int ret;
+
 	if (!(tw->info.ioctls & TWHEEL_FEAT_DRAIN))
 		return -EOPNOTSUPP;
-	if (!cursor || (flags & ~TWHEEL_DRAIN_FLAGS_ALL))
+	if (!cursor)
 		return -EINVAL;
+	ret = check_flags(flags, TWHEEL_DRAIN_FLAGS_ALL, tw->info.drain_flags);
+	if (ret)
+		return ret;
 	if (nr > tw->info.max_batch)
 		d.count = tw->info.max_batch;
 	d.cursor = *cursor;

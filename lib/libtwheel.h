@@ -131,7 +131,7 @@ static inline int twheel_event_is_periodic(const struct twheel_event *ev)
 	return !!(ev->flags & TWHEEL_EV_PERIODIC);
 }
 
-/* Whole-file queries (API version 3; -EOPNOTSUPP on older modules). */
+/* Whole-file queries (-EOPNOTSUPP without TWHEEL_FEAT_STATS / _DRAIN). */
 int twheel_get_stats(struct twheel *tw, struct twheel_stats *st);
 int twheel_drain(struct twheel *tw, struct twheel_get *entries, unsigned int nr,
 		 uint64_t *cursor, uint32_t flags);

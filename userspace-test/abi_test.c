@@ -50,7 +50,6 @@ TEST_F(abi, info_reports_the_abi)
 {
 	struct twheel_info *i = &self->info;
 
-	EXPECT_EQ(i->api_version, (__u32)TWHEEL_API_VERSION);
 	EXPECT_EQ(i->size, sizeof(struct twheel_info));
 	EXPECT_EQ(i->ioctls, TWHEEL_FEAT_INFO | TWHEEL_FEAT_ARM |
 		  TWHEEL_FEAT_REARM | TWHEEL_FEAT_CANCEL | TWHEEL_FEAT_BATCH |
@@ -62,6 +61,138 @@ TEST_F(abi, info_reports_the_abi)
 	EXPECT_GE(i->max_delay_ns, 3600 * SEC);
 	EXPECT_GE(i->max_pending, 1U);
 	EXPECT_GE(i->max_batch, 1024U);
+	EXPECT_EQ(i->rearm_flags, TWHEEL_REARM_FLAGS_ALL);
+	EXPECT_EQ(i->cancel_flags, TWHEEL_CANCEL_FLAGS_ALL);
+	EXPECT_EQ(i->drain_flags, TWHEEL_DRAIN_FLAGS_ALL);
+	EXPECT_EQ(i->batch_flags, TWHEEL_BATCH_FLAGS_ALL);
+	EXPECT_EQ(i->batch_ops, TWHEEL_OPS_ALL);
+}
+
+/*
+ * Each mask of struct twheel_info against what its ioctl does: every flag
+ * in the mask is taken (given arguments it needs), every bit outside it
+ * gets -EINVAL and changes nothing.
+ */
+static int arm_with_flag(int fd, uint32_t flag, uint64_t *h)
+{
+	uint64_t expires = flag == TWHEEL_ARM_ABS ? now_ns() + 10 * SEC : 10 * SEC;
+	uint64_t period = flag == TWHEEL_ARM_FIXED_DELAY ? 10 * SEC : 0;
+
+	return tw_arm_full(fd, 1, expires, period, flag, 0, h);
+}
+
+TEST_F(abi, arm_flags_mask_is_what_arm_takes)
+{
+	unsigned int bit;
+	uint64_t h;
+	int ret;
+
+	for (bit = 0; bit < 32; bit++) {
+		ret = arm_with_flag(self->fd, 1U << bit, &h);
+		if (self->info.arm_flags & (1U << bit)) {
+			EXPECT_EQ(ret, 0) TH_LOG("arm flag 0x%x in the mask", 1U << bit);
+			if (!ret)
+				EXPECT_EQ(tw_cancel(self->fd, h), 0);
+		} else {
+			EXPECT_EQ(ret, -EINVAL) TH_LOG("arm flag 0x%x outside the mask", 1U << bit);
+		}
+	}
+	EXPECT_TRUE(tw_nothing_ready(self->fd));
+}
+
+TEST_F(abi, rearm_flags_mask_is_what_rearm_takes)
+{
+	uint64_t h = tw_arm(_metadata, self->fd, 1, 10 * SEC);
+	unsigned int bit;
+	uint32_t flag;
+	int ret;
+
+	for (bit = 0; bit < 32; bit++) {
+		flag = 1U << bit;
+		ret = tw_rearm(self->fd, h, flag == TWHEEL_ARM_ABS ?
+			       now_ns() + 10 * SEC : 10 * SEC, flag);
+		EXPECT_EQ(ret, self->info.rearm_flags & flag ? 0 : -EINVAL)
+			TH_LOG("re-arm flag 0x%x", flag);
+	}
+	expect_live(_metadata, self->fd, h);
+}
+
+TEST_F(abi, cancel_flags_mask_is_what_cancel_takes)
+{
+	unsigned int bit;
+	uint32_t flag;
+	uint64_t h;
+	int ret;
+
+	for (bit = 0; bit < 32; bit++) {
+		flag = 1U << bit;
+		h = tw_arm(_metadata, self->fd, 1, 10 * SEC);
+		ret = tw_cancel_flags(self->fd, h, flag);
+		if (self->info.cancel_flags & flag) {
+			EXPECT_GE(ret, 0) TH_LOG("cancel flag 0x%x in the mask", flag);
+		} else {
+			EXPECT_EQ(ret, -EINVAL) TH_LOG("cancel flag 0x%x outside the mask", flag);
+			expect_live(_metadata, self->fd, h);
+			EXPECT_EQ(tw_cancel(self->fd, h), 0);
+		}
+	}
+}
+
+TEST_F(abi, drain_flags_mask_is_what_drain_takes)
+{
+	struct twheel_get e[4];
+	unsigned int bit;
+	uint32_t flag, filled;
+	uint64_t cursor;
+	int ret;
+
+	for (bit = 0; bit < 32; bit++) {
+		flag = 1U << bit;
+		cursor = 0;
+		ret = tw_drain(self->fd, e, 4, &cursor, flag, &filled);
+		EXPECT_EQ(ret, self->info.drain_flags & flag ? 0 : -EINVAL)
+			TH_LOG("drain flag 0x%x", flag);
+	}
+}
+
+TEST_F(abi, batch_masks_are_what_batch_takes)
+{
+	uint64_t h = tw_arm(_metadata, self->fd, 1, 10 * SEC);
+	struct twheel_batch b;
+	struct twheel_op op;
+	unsigned int bit;
+
+	for (bit = 0; bit < 32; bit++) {
+		memset(&op, 0, sizeof(op));
+		op.op = TWHEEL_OP_GET;
+		op.handle = h;
+		b = (struct twheel_batch){
+			.ops = (uintptr_t)&op, .count = 1,
+			.op_size = sizeof(op), .flags = 1U << bit,
+		};
+		EXPECT_EQ(tw_ioctl(self->fd, TWHEEL_IOC_BATCH, &b),
+			  self->info.batch_flags & (1U << bit) ? 0 : -EINVAL)
+			TH_LOG("batch flag 0x%x", 1U << bit);
+	}
+	for (bit = 0; bit < 64; bit++) {
+		memset(&op, 0, sizeof(op));
+		op.op = bit;
+		/* What each operation needs; cancel its own timeout. */
+		if (bit == TWHEEL_OP_ARM || bit == TWHEEL_OP_REARM)
+			op.expires = 10 * SEC;
+		if (bit != TWHEEL_OP_ARM)
+			op.handle = bit == TWHEEL_OP_CANCEL ?
+				tw_arm(_metadata, self->fd, 2, 10 * SEC) : h;
+		ASSERT_EQ(tw_batch(self->fd, &op, 1, sizeof(op)), 0);
+		if (self->info.batch_ops & TWHEEL_OP_BIT(bit)) {
+			EXPECT_GE(op.result, 0) TH_LOG("op %u in batch_ops: %d", bit, op.result);
+		} else {
+			EXPECT_EQ(op.result, -EINVAL) TH_LOG("op %u outside batch_ops", bit);
+		}
+		if (bit == TWHEEL_OP_ARM && op.result >= 0)
+			EXPECT_EQ(tw_cancel(self->fd, op.handle), 0);
+	}
+	expect_live(_metadata, self->fd, h);
 }
 
 /* A newer caller's longer structure: known part filled, tail zeroed. */

@@ -1894,8 +1894,7 @@ TEST_F_TIMEOUT(fuzz, model, 6 * 3600)
 	have_stats = info.ioctls & TWHEEL_FEAT_STATS;
 	have_get = info.ioctls & TWHEEL_FEAT_GET;
 	have_drain = info.ioctls & TWHEEL_FEAT_DRAIN;
-	/* CANCEL_REPORT came with GET in API version 3. */
-	have_report = info.api_version >= 3 && (info.ioctls & TWHEEL_FEAT_GET);
+	have_report = info.cancel_flags & TWHEEL_CANCEL_REPORT;
 	have_boottime = (info.arm_flags & TWHEEL_ARM_BOOTTIME) &&
 			boottime_is_monotonic();
 	if (!have_boottime)

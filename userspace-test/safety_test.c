@@ -618,7 +618,7 @@ TEST_F_TIMEOUT(user_limit, nobody_fills_to_limit, 60)
 	}
 	EXPECT_EQ(LIMIT, r.fdinfo_user);
 	EXPECT_EQ(LIMIT, r.fdinfo_max);
-	EXPECT_EQ((unsigned int)TWHEEL_INFO_SIZE_VER1, r.info_size);
+	EXPECT_EQ((unsigned int)sizeof(struct twheel_info), r.info_size);
 	EXPECT_EQ((unsigned long long)LIMIT, r.info_max);
 
 	/* Another user is not held back by 65534 being at its limit. */

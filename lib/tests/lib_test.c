@@ -72,7 +72,7 @@ static void test_open_info(void)
 	struct twheel *tw = open_tw(0, 0);
 	const struct twheel_info *info = twheel_get_info(tw);
 
-	CHECK(info->api_version >= 1);
+	CHECK(info->size >= TWHEEL_INFO_SIZE_VER0);
 	CHECK(info->ioctls & TWHEEL_FEAT_BATCH);
 	CHECK_EQ(info->event_size, sizeof(struct twheel_event));
 	CHECK(info->tick_ns > 0);
@@ -323,12 +323,20 @@ static void test_rearm(void)
 	twheel_close(tw);
 }
 
-/* The API version 3 queries, or a skip on an older module. */
+/*
+ * The queries (TWHEEL_OP_GET, TWHEEL_CANCEL_REPORT, the whole-file ioctls),
+ * or a skip on a module without them.
+ */
 #define SKIP_EXIT	77
-static void need_api3(struct twheel *tw)
+static void need_queries(struct twheel *tw)
 {
-	if (twheel_get_info(tw)->api_version < 3) {
-		printf("# module API version %u < 3\n", twheel_get_info(tw)->api_version);
+	const struct twheel_info *info = twheel_get_info(tw);
+
+	if (!(info->batch_ops & TWHEEL_OP_BIT(TWHEEL_OP_GET)) ||
+	    !(info->cancel_flags & TWHEEL_CANCEL_REPORT) ||
+	    !(info->ioctls & TWHEEL_FEAT_STATS)) {
+		printf("# module without queries (batch_ops 0x%llx, cancel_flags 0x%x)\n",
+		       (unsigned long long)info->batch_ops, info->cancel_flags);
 		exit(SKIP_EXIT);
 	}
 }
@@ -340,7 +348,7 @@ static void test_cancel_report(void)
 	struct twheel_result a, b, ca, cb, again;
 	struct pollfd pfd;
 
-	need_api3(tw);
+	need_queries(tw);
 	CHECK_EQ(twheel_prep_cancel(tw, 1, 0x80000000U, &ca), -EINVAL);
 	REQUIRE_EQ(twheel_prep_arm(tw, 1, 10000 * MS, 0, 0, 0, &a), 0);
 	REQUIRE_EQ(twheel_prep_arm(tw, 2, 1 * MS, 0, 0, 0, &b), 0);
@@ -366,7 +374,7 @@ static void test_get(void)
 	struct twheel_result a, g, gone;
 	uint64_t start = twheel_now_ns();
 
-	need_api3(tw);
+	need_queries(tw);
 	REQUIRE_EQ(twheel_prep_arm(tw, 42, 10000 * MS, 5000 * MS, 0, 0, &a), 0);
 	REQUIRE_EQ(twheel_flush(tw), 1);
 	REQUIRE_EQ(twheel_prep_get(tw, a.handle, &g), 0);
@@ -393,7 +401,7 @@ static void test_stats_drain(void)
 	uint64_t cursor = 0, seen = 0;
 	int i, n, calls = 0;
 
-	need_api3(tw);
+	need_queries(tw);
 	for (i = 0; i < 5; i++)
 		REQUIRE_EQ(twheel_prep_arm(tw, 100 + i, 10000 * MS, 0, 0, 0, &r[i]), 0);
 	REQUIRE_EQ(twheel_flush(tw), 5);
@@ -475,7 +483,7 @@ static void test_cancel_drops_buffered(void)
 	uint64_t first, cancel = 0, rearm = 0;
 	int i, tries = 0, others = 0;
 
-	need_api3(tw);
+	need_queries(tw);
 	for (i = 0; i < 3; i++)
 		REQUIRE_EQ(twheel_prep_arm(tw, i + 1, 1 * MS, 0, 0, 0, &r[i]), 0);
 	REQUIRE_EQ(twheel_flush(tw), 3);
@@ -522,7 +530,7 @@ static void clocks_remaining(void)
 	struct timespec ts;
 	uint64_t mono, boot;
 
-	need_api3(tw);
+	need_queries(tw);
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	mono = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 	CHECK(twheel_clock_ns(0) >= mono);

@@ -30,7 +30,7 @@
 #include <linux/types.h>
 
 /* Version of this ABI; bumped when something is added. */
-#define TWHEEL_API_VERSION		4
+#define TWHEEL_API_VERSION		5
 
 /* ioctl type 0xBA: unassigned in Documentation/userspace-api/ioctl/ioctl-number.rst. */
 #define TWHEEL_IOC_MAGIC		0xBA
@@ -91,6 +91,9 @@ struct twheel_rearm {
 
 #define TWHEEL_REARM_SIZE_VER0		24
 
+/* Flags of struct twheel_rearm and of TWHEEL_OP_REARM. */
+#define TWHEEL_REARM_FLAGS_ALL		TWHEEL_ARM_ABS
+
 /* Flags of struct twheel_cancel and of TWHEEL_OP_CANCEL. */
 /* Say what the cancel undid: succeed with TWHEEL_CANCELLED_* instead of 0. */
 #define TWHEEL_CANCEL_REPORT		0x1U
@@ -126,6 +129,12 @@ struct twheel_cancel {
 #define TWHEEL_OP_CANCEL		3
 /* Since API version 3: like TWHEEL_IOC_GET, see struct twheel_op. */
 #define TWHEEL_OP_GET			4
+/* The bit of an operation in twheel_info.batch_ops. */
+#define TWHEEL_OP_BIT(op)		(1ULL << (op))
+#define TWHEEL_OPS_ALL			(TWHEEL_OP_BIT(TWHEEL_OP_ARM) | \
+					 TWHEEL_OP_BIT(TWHEEL_OP_REARM) | \
+					 TWHEEL_OP_BIT(TWHEEL_OP_CANCEL) | \
+					 TWHEEL_OP_BIT(TWHEEL_OP_GET))
 
 /**
  * struct twheel_op - one operation of a batch
@@ -181,6 +190,9 @@ struct twheel_batch {
 
 #define TWHEEL_BATCH_SIZE_VER0		24
 
+/* Flags of struct twheel_batch: none yet. */
+#define TWHEEL_BATCH_FLAGS_ALL		0U
+
 /* Bits of twheel_info.ioctls: which ioctls the module has. */
 #define TWHEEL_FEAT_INFO		0x1ULL
 #define TWHEEL_FEAT_ARM			0x2ULL
@@ -204,6 +216,19 @@ struct twheel_batch {
  * @max_batch: operations one TWHEEL_IOC_BATCH may carry
  * @max_user_timeouts: timeouts one user may hold over all its open files,
  *	live or kept for reuse (-ENOSPC beyond); since API version 2
+ * @rearm_flags: the flags TWHEEL_IOC_REARM and TWHEEL_OP_REARM accept
+ * @cancel_flags: the flags TWHEEL_IOC_CANCEL and TWHEEL_OP_CANCEL accept
+ * @drain_flags: the flags TWHEEL_IOC_DRAIN accepts
+ * @batch_flags: the flags of struct twheel_batch TWHEEL_IOC_BATCH accepts
+ * @batch_ops: TWHEEL_OP_BIT() of each operation TWHEEL_IOC_BATCH carries
+ *
+ * What the module can do is found by these bits and masks, never by
+ * comparing @api_version: a flag outside its mask gets -EINVAL. The
+ * structure grows at its end; @size says how much of it the module filled
+ * (the masks from @rearm_flags on since TWHEEL_INFO_SIZE_VER2, API version
+ * 5: a module that filled less takes TWHEEL_ARM_ABS on a re-arm, and with
+ * TWHEEL_FEAT_GET also TWHEEL_CANCEL_REPORT, TWHEEL_OP_GET and, with
+ * TWHEEL_FEAT_DRAIN, TWHEEL_DRAIN_CANCEL).
  */
 struct twheel_info {
 	__u32 api_version;
@@ -216,10 +241,16 @@ struct twheel_info {
 	__u32 max_pending;
 	__u32 max_batch;
 	__u64 max_user_timeouts;
+	__u32 rearm_flags;
+	__u32 cancel_flags;
+	__u32 drain_flags;
+	__u32 batch_flags;
+	__u64 batch_ops;
 };
 
 #define TWHEEL_INFO_SIZE_VER0		48
 #define TWHEEL_INFO_SIZE_VER1		56
+#define TWHEEL_INFO_SIZE_VER2		80
 
 /* Flags of struct twheel_event. */
 /* The timeout is periodic and stays armed. */
