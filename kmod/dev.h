@@ -13,6 +13,7 @@
 #define _TWHEEL_DEV_H
 
 #include <linux/compiler.h>
+#include <linux/kernel.h>
 #include <linux/mutex.h>
 #include <linux/twheel.h>
 #include <linux/types.h>
@@ -182,6 +183,17 @@ struct twdev_record {
 	u64 now;
 	u64 next;
 };
+
+/* A handle's slot in the file's xarray: its lower 32 bits (dev_file.c). */
+static inline u32 twdev_handle_slot(u64 handle)
+{
+	return lower_32_bits(handle);
+}
+
+static inline u32 twdev_slot(const struct twdev_timeout *tdt)
+{
+	return twdev_handle_slot(tdt->handle);
+}
 
 /* The clock of a live timeout. */
 static inline enum tw_clock twdev_clock(const struct twdev_timeout *tdt)

@@ -330,11 +330,6 @@ static void twdev_users_put(struct twdev_file *tf)
 		twdev_user_put(tf->users[--tf->nr_users]);
 }
 
-static u32 twdev_slot(const struct twdev_timeout *tdt)
-{
-	return lower_32_bits(tdt->handle);
-}
-
 /*
  * Kill live @tdt, neither armed nor running and with no record queued: its
  * handle dies, and it goes on the free list, back to the slab when that is
@@ -500,7 +495,7 @@ static struct twdev_timeout *twdev_lookup(struct twdev_file *tf, u64 handle)
 
 	if (!upper_32_bits(handle))
 		return NULL;
-	tdt = xa_load(&tf->timeouts, lower_32_bits(handle));
+	tdt = xa_load(&tf->timeouts, twdev_handle_slot(handle));
 	if (!tdt || xa_is_value(tdt) || tdt->handle != handle)
 		return NULL;
 	return tdt;

@@ -49,11 +49,6 @@
 /* Bit of tf->waker_armed. */
 #define TWDEV_WAKER_ARMED	0
 
-static u32 twdev_slot(const struct twdev_timeout *tdt)
-{
-	return lower_32_bits(tdt->handle);
-}
-
 /* Count an expiry @late ns after its deadline; under the xa_lock. */
 static void twdev_count_fired(struct twdev_counters *c, u64 late)
 {
