@@ -122,7 +122,8 @@ struct twdev_file {
  * @gen: the slot's latest generation; the next handle of the slot gets a
  *	higher one, and a slot whose generation is used up is retired
  * @cpu: CPU it was armed on, or TWHEEL_CPU_LOCAL
- * @flags: TWHEEL_ARM_FIXED_DELAY and TWHEEL_ARM_BOOTTIME as armed
+ * @flags: TWHEEL_ARM_FIXED_DELAY as armed (the clock is @tw's own, set
+ *	when it was armed: twdev_clock())
  */
 struct twdev_timeout {
 	struct twheel_timeout tw;
@@ -143,7 +144,7 @@ struct twdev_timeout {
 /**
  * struct twdev_req - one request, checked and in kernel terms
  * @op: TWHEEL_OP_*
- * @flags: TWHEEL_ARM_FIXED_DELAY and TWHEEL_ARM_BOOTTIME (ARM),
+ * @flags: TWHEEL_ARM_FIXED_DELAY (ARM; the clock is @clock),
  *	TWHEEL_ARM_ABS (REARM), TWHEEL_CANCEL_REPORT (CANCEL) or 0
  * @handle: the timeout (REARM, CANCEL, GET)
  * @cookie: the caller's cookie (ARM)
@@ -195,10 +196,13 @@ static inline u32 twdev_slot(const struct twdev_timeout *tdt)
 	return twdev_handle_slot(tdt->handle);
 }
 
-/* The clock of a live timeout. */
+/*
+ * The clock of a live timeout, kept once: in its wheel timeout's flags
+ * (tw_set_clock() at arm; unchanged while the timeout lives).
+ */
 static inline enum tw_clock twdev_clock(const struct twdev_timeout *tdt)
 {
-	return tdt->flags & TWHEEL_ARM_BOOTTIME ? TW_CLOCK_BOOT : TW_CLOCK_MONO;
+	return tw_flags_clock(READ_ONCE(tdt->tw.flags));
 }
 
 /**

@@ -474,7 +474,7 @@ int twdev_arm(struct twdev_file *tf, const struct twdev_req *req,
 	tdt->deadline = req->deadline;
 	tdt->period = req->period;
 	tdt->cpu = req->cpu;
-	tdt->flags = req->flags & (TWHEEL_ARM_FIXED_DELAY | TWHEEL_ARM_BOOTTIME);
+	tdt->flags = req->flags;
 	tw_set_clock(&tdt->tw, req->clock);
 	twdev_new_handle(tf, tdt);
 	WRITE_ONCE(tf->nr_live, tf->nr_live + 1);
@@ -668,6 +668,8 @@ static void twdev_describe(struct twdev_file *tf, struct twdev_timeout *tdt,
 	out->period = tdt->period;
 	out->state = queued ? TWHEEL_STATE_QUEUED : TWHEEL_STATE_ARMED;
 	out->flags = tdt->flags;
+	if (twdev_clock(tdt) == TW_CLOCK_BOOT)
+		out->flags |= TWHEEL_ARM_BOOTTIME;
 	if (tdt->cpu != TWHEEL_CPU_LOCAL) {
 		out->flags |= TWHEEL_ARM_CPU;
 		out->cpu = tdt->cpu;

@@ -171,7 +171,7 @@ static int twdev_check_arm(const struct twdev_file *tf,
 	ret = twdev_check_period(op, req->now);
 	if (ret)
 		return ret;
-	req->flags = op->flags & (TWHEEL_ARM_FIXED_DELAY | TWHEEL_ARM_BOOTTIME);
+	req->flags = op->flags & TWHEEL_ARM_FIXED_DELAY;
 	req->cookie = op->cookie;
 	req->period = op->period;
 	return twdev_resolve(tf, req->clock, op->expires, op->flags,
