@@ -29,14 +29,6 @@ static uint64_t clock_ns(clockid_t clk)
 	return (uint64_t)ts.tv_sec * SEC + ts.tv_nsec;
 }
 
-/* Read one record, waiting up to @ms for it; ASSERTs it came. */
-static void read_one(struct __test_metadata *const _metadata, int fd,
-		     struct twheel_event *ev, int ms)
-{
-	ASSERT_TRUE(tw_wait_ready(fd, ms));
-	ASSERT_EQ(tw_read(_metadata, fd, ev, 1), 1);
-}
-
 /*
  * Until the guest has been suspended, CLOCK_BOOTTIME and CLOCK_MONOTONIC
  * read the same: a timeout put on the wrong clock would pass the tests
@@ -104,7 +96,7 @@ TEST_F_TIMEOUT(clk, boottime_fires_on_resume, 120)
 	 * guest has been awake 3 s (on the CLOCK_MONOTONIC wheel it would
 	 * have fired 3 s - (m1 - m0) after resume).
 	 */
-	read_one(_metadata, self->fd, &ev, 5000);
+	tw_read_one(_metadata, self->fd, &ev, 5000);
 	EXPECT_EQ(ev.handle, hb);
 	EXPECT_GE(ev.expired, ev.deadline);
 	EXPECT_LT(ev.deadline, b1);
@@ -138,7 +130,7 @@ TEST_F(clk, boottime_fires_not_early_in_its_clock)
 	ASSERT_EQ(tw_arm_full(self->fd, 2, abs_deadline, 0,
 			      TWHEEL_ARM_BOOTTIME | TWHEEL_ARM_ABS, 0, &h2), 0);
 	for (i = 0; i < 2; i++) {
-		read_one(_metadata, self->fd, &ev, 5000);
+		tw_read_one(_metadata, self->fd, &ev, 5000);
 		EXPECT_GE(clock_ns(CLOCK_BOOTTIME), ev.deadline);
 		EXPECT_GE(ev.expired, ev.deadline);
 		if (ev.cookie == 1) {
@@ -202,7 +194,7 @@ TEST_F(clk, rearm_keeps_the_clock)
 	ASSERT_EQ(tw_get(self->fd, h, &g), 0);
 	EXPECT_EQ(g.deadline, deadline);
 	EXPECT_EQ(g.flags, TWHEEL_ARM_BOOTTIME);
-	read_one(_metadata, self->fd, &ev, 5000);
+	tw_read_one(_metadata, self->fd, &ev, 5000);
 	EXPECT_EQ(ev.handle, h);
 	EXPECT_EQ(ev.deadline, deadline);
 	EXPECT_GE(ev.expired, deadline);
@@ -219,7 +211,7 @@ TEST_F(clk, boottime_periodic)
 	ASSERT_EQ(tw_arm_full(self->fd, 4, 5 * MS, 5 * MS, TWHEEL_ARM_BOOTTIME,
 			      0, &h), 0);
 	for (i = 0; i < 3; i++) {
-		read_one(_metadata, self->fd, &ev, 5000);
+		tw_read_one(_metadata, self->fd, &ev, 5000);
 		EXPECT_EQ(ev.handle, h);
 		EXPECT_NE(ev.flags & TWHEEL_EV_PERIODIC, 0U);
 		EXPECT_GE(ev.expired, ev.deadline);

@@ -29,14 +29,6 @@ FIXTURE_TEARDOWN(tmo)
 	close(self->fd);
 }
 
-/* Blocking read of exactly one record. */
-static void read_one(struct __test_metadata *const _metadata, int fd,
-		     struct twheel_event *ev)
-{
-	ASSERT_TRUE(tw_wait_ready(fd, 10000));
-	ASSERT_EQ(tw_read(_metadata, fd, ev, 1), 1);
-}
-
 /* The record of a timeout armed between @t0 and @t1 for @delay. */
 static void check_oneshot(struct __test_metadata *const _metadata,
 			  const struct twheel_event *ev, uint64_t h,
@@ -61,7 +53,7 @@ TEST_F(tmo, oneshot_fires_once_then_handle_is_dead)
 	t0 = now_ns();
 	h = tw_arm(_metadata, self->fd, 0xc00c1e, 20 * MS);
 	t1 = now_ns();
-	read_one(_metadata, self->fd, &ev);
+	tw_read_one(_metadata, self->fd, &ev, 10000);
 	EXPECT_GE(now_ns(), t0 + 20 * MS);
 	check_oneshot(_metadata, &ev, h, 0xc00c1e, t0, t1, 20 * MS);
 	sleep_ns(50 * MS);
@@ -77,7 +69,7 @@ TEST_F(tmo, zero_delay_fires_at_once)
 	uint64_t t0 = now_ns();
 	uint64_t h = tw_arm(_metadata, self->fd, 5, 0);
 
-	read_one(_metadata, self->fd, &ev);
+	tw_read_one(_metadata, self->fd, &ev, 10000);
 	check_oneshot(_metadata, &ev, h, 5, t0, now_ns(), 0);
 }
 
@@ -88,7 +80,7 @@ TEST_F(tmo, abs_deadline_is_kept)
 
 	ASSERT_EQ(tw_arm_full(self->fd, 1, deadline, 0, TWHEEL_ARM_ABS, 0, &h),
 		  0);
-	read_one(_metadata, self->fd, &ev);
+	tw_read_one(_metadata, self->fd, &ev, 10000);
 	EXPECT_GE(now_ns(), deadline);
 	EXPECT_EQ(ev.deadline, deadline);
 	EXPECT_GE(ev.expired, deadline);
@@ -101,7 +93,7 @@ TEST_F(tmo, abs_deadline_in_the_past_fires_at_once)
 
 	ASSERT_EQ(tw_arm_full(self->fd, 1, deadline, 0, TWHEEL_ARM_ABS, 0, &h),
 		  0);
-	read_one(_metadata, self->fd, &ev);
+	tw_read_one(_metadata, self->fd, &ev, 10000);
 	EXPECT_EQ(ev.deadline, deadline);
 	EXPECT_GE(ev.expired, deadline);
 	EXPECT_EQ(ev.overrun, 0ULL);
@@ -114,7 +106,7 @@ TEST_F(tmo, abs_deadline_zero_fires_at_once)
 	uint64_t h;
 
 	ASSERT_EQ(tw_arm_full(self->fd, 1, 0, 0, TWHEEL_ARM_ABS, 0, &h), 0);
-	read_one(_metadata, self->fd, &ev);
+	tw_read_one(_metadata, self->fd, &ev, 10000);
 	EXPECT_EQ(ev.deadline, 0ULL);
 }
 
@@ -127,7 +119,7 @@ TEST_F(tmo, arm_on_each_online_cpu)
 	for (cpu = 0; cpu < n; cpu++) {
 		ASSERT_EQ(tw_arm_full(self->fd, cpu, 5 * MS, 0, TWHEEL_ARM_CPU,
 				      cpu, &h), 0);
-		read_one(_metadata, self->fd, &ev);
+		tw_read_one(_metadata, self->fd, &ev, 10000);
 		EXPECT_EQ(ev.cookie, (uint64_t)cpu);
 		EXPECT_GE(ev.expired, ev.deadline);
 	}
@@ -145,7 +137,7 @@ TEST_F(tmo, periodic_fixed_rate_deadlines)
 
 	ASSERT_EQ(tw_arm_full(self->fd, 3, period, period, 0, 0, &h), 0);
 	for (i = 0; i < 6; i++) {
-		read_one(_metadata, self->fd, &ev);
+		tw_read_one(_metadata, self->fd, &ev, 10000);
 		EXPECT_EQ(ev.handle, h);
 		EXPECT_EQ(ev.flags, TWHEEL_EV_PERIODIC);
 		EXPECT_GE(ev.expired, ev.deadline);
@@ -175,7 +167,7 @@ TEST_F(tmo, periodic_fixed_rate_overrun)
 	EXPECT_GE(first + (ev[0].overrun + 1) * period, t_read);
 	EXPECT_GE(ev[0].overrun, 9ULL);
 	/* The next one is the first boundary after the read. */
-	read_one(_metadata, self->fd, &ev[1]);
+	tw_read_one(_metadata, self->fd, &ev[1], 10000);
 	EXPECT_EQ(ev[1].deadline, first + (ev[0].overrun + 1) * period);
 	EXPECT_EQ(tw_cancel(self->fd, h), 0);
 }
@@ -194,7 +186,7 @@ TEST_F(tmo, periodic_fixed_delay)
 	after = now_ns();
 	EXPECT_EQ(ev.overrun, 0ULL);
 	EXPECT_EQ(ev.flags, TWHEEL_EV_PERIODIC);
-	read_one(_metadata, self->fd, &ev);
+	tw_read_one(_metadata, self->fd, &ev, 10000);
 	EXPECT_GE(ev.deadline, before + period);
 	EXPECT_LE(ev.deadline, after + period);
 	EXPECT_GE(ev.expired, ev.deadline);
@@ -223,7 +215,7 @@ TEST_F(tmo, rearm_moves_the_deadline)
 	t0 = now_ns();
 	ASSERT_EQ(tw_rearm(self->fd, h, 20 * MS, 0), 0);
 	t1 = now_ns();
-	read_one(_metadata, self->fd, &ev);
+	tw_read_one(_metadata, self->fd, &ev, 10000);
 	check_oneshot(_metadata, &ev, h, 6, t0, t1, 20 * MS);
 }
 
@@ -239,7 +231,7 @@ TEST_F(tmo, rearm_later_pushes_back)
 		sleep_ns(30 * MS);
 	}
 	EXPECT_TRUE(tw_nothing_ready(self->fd));
-	read_one(_metadata, self->fd, &ev);
+	tw_read_one(_metadata, self->fd, &ev, 10000);
 	EXPECT_EQ(ev.handle, h);
 }
 
@@ -250,7 +242,7 @@ TEST_F(tmo, rearm_abs)
 	struct twheel_event ev;
 
 	ASSERT_EQ(tw_rearm(self->fd, h, deadline, TWHEEL_ARM_ABS), 0);
-	read_one(_metadata, self->fd, &ev);
+	tw_read_one(_metadata, self->fd, &ev, 10000);
 	EXPECT_EQ(ev.deadline, deadline);
 	EXPECT_GE(ev.expired, deadline);
 }
@@ -266,7 +258,7 @@ TEST_F(tmo, rearm_drops_the_queued_record)
 	ASSERT_EQ(tw_rearm(self->fd, h, 500 * MS, 0), 0);
 	EXPECT_TRUE(tw_nothing_ready(self->fd));
 	EXPECT_EQ(tw_fdinfo(self->fd, "queued"), 0);
-	read_one(_metadata, self->fd, &ev);
+	tw_read_one(_metadata, self->fd, &ev, 10000);
 	EXPECT_EQ(ev.handle, h);
 	EXPECT_GE(ev.deadline, t0 + 500 * MS);
 }
@@ -279,10 +271,10 @@ TEST_F(tmo, rearm_keeps_the_period)
 	ASSERT_EQ(tw_arm_full(self->fd, 0, 10 * SEC, period, 0, 0, &h), 0);
 	deadline = now_ns() + 5 * MS;
 	ASSERT_EQ(tw_rearm(self->fd, h, deadline, TWHEEL_ARM_ABS), 0);
-	read_one(_metadata, self->fd, &ev);
+	tw_read_one(_metadata, self->fd, &ev, 10000);
 	EXPECT_EQ(ev.deadline, deadline);
 	EXPECT_EQ(ev.flags, TWHEEL_EV_PERIODIC);
-	read_one(_metadata, self->fd, &ev);
+	tw_read_one(_metadata, self->fd, &ev, 10000);
 	EXPECT_EQ(ev.deadline % period, deadline % period);
 	EXPECT_EQ(tw_cancel(self->fd, h), 0);
 }
@@ -311,7 +303,7 @@ TEST_F(tmo, cancel_after_expiry_before_read)
 	EXPECT_EQ(tw_fdinfo(self->fd, "queued"), 0);
 	/* A later record is not the cancelled one. */
 	other = tw_arm(_metadata, self->fd, 1, 0);
-	read_one(_metadata, self->fd, &ev);
+	tw_read_one(_metadata, self->fd, &ev, 10000);
 	EXPECT_EQ(ev.handle, other);
 	EXPECT_TRUE(tw_nothing_ready(self->fd));
 }
@@ -352,7 +344,7 @@ TEST_F(tmo, foreign_handle_enoent)
 	tw_arm(_metadata, other, 0, 10 * SEC);
 	EXPECT_EQ(tw_cancel(other, h), -ENOENT);
 	EXPECT_EQ(tw_rearm(other, h, SEC, 0), -ENOENT);
-	read_one(_metadata, self->fd, &ev);
+	tw_read_one(_metadata, self->fd, &ev, 10000);
 	EXPECT_EQ(ev.handle, h);
 	EXPECT_TRUE(tw_nothing_ready(other));
 	close(other);
@@ -447,7 +439,7 @@ TEST_F(tmo, dead_handle_misses_the_timeout_reusing_its_slot)
 	EXPECT_NE(h, old);
 	EXPECT_EQ(tw_cancel(self->fd, old), -ENOENT);
 	EXPECT_EQ(tw_rearm(self->fd, old, MS, 0), -ENOENT);
-	read_one(_metadata, self->fd, &ev);
+	tw_read_one(_metadata, self->fd, &ev, 10000);
 	EXPECT_EQ(ev.handle, h);
 	EXPECT_EQ(ev.cookie, 2ULL);
 
@@ -458,7 +450,7 @@ TEST_F(tmo, dead_handle_misses_the_timeout_reusing_its_slot)
 	EXPECT_NE(h, old);
 	EXPECT_EQ(tw_cancel(self->fd, old), -ENOENT);
 	EXPECT_EQ(tw_rearm(self->fd, old, 10 * SEC, 0), -ENOENT);
-	read_one(_metadata, self->fd, &ev);
+	tw_read_one(_metadata, self->fd, &ev, 10000);
 	EXPECT_EQ(ev.handle, h);
 	EXPECT_EQ(ev.cookie, 3ULL);
 	EXPECT_EQ(tw_fdinfo(self->fd, "pending"), 0);

@@ -230,6 +230,14 @@ static inline int tw_wait_ready(int fd, int ms)
 	return poll(&p, 1, ms) == 1 && (p.revents & POLLIN);
 }
 
+/* Read one record, waiting up to @ms for it; the test fails if none came. */
+static inline void tw_read_one(struct __test_metadata *const _metadata, int fd,
+			       struct twheel_event *ev, int ms)
+{
+	ASSERT_TRUE(tw_wait_ready(fd, ms));
+	ASSERT_EQ(tw_read(_metadata, fd, ev, 1), 1);
+}
+
 /* Nothing readable now, with O_NONBLOCK semantics whatever the file's. */
 static inline int tw_nothing_ready(int fd)
 {
