@@ -23,21 +23,7 @@
 /* The tool beside this program. */
 static int cli_path(char *out, size_t len)
 {
-	char self[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	char *slash;
-
-	if (n < 0)
-		return -1;
-	self[n] = 0;
-	slash = strrchr(self, '/');
-	if (!slash)
-		return -1;
-	if ((size_t)(slash - self) + sizeof("/twheel") > len)
-		return -1;
-	memcpy(out, self, slash - self);
-	memcpy(out + (slash - self), "/twheel", sizeof("/twheel"));
-	return access(out, X_OK);
+	return tw_beside("twheel", out, len);
 }
 
 /* Run "twheel ARGS" through the shell; its stdout in @out; the exit status. */

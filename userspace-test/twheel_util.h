@@ -338,6 +338,27 @@ static inline int tw_file_has_word(const char *path, const char *word)
 	return 0;
 }
 
+/*
+ * The path of the program @name in the directory of this one (the
+ * Makefile puts the CLI and the samples beside the tests) in @out: 0 if it
+ * is there and executable, else -1.
+ */
+static inline int tw_beside(const char *name, char *out, size_t len)
+{
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	char *slash;
+
+	if (n < 0)
+		return -1;
+	self[n] = 0;
+	slash = strrchr(self, '/');
+	if (!slash ||
+	    snprintf(out, len, "%.*s/%s", (int)(slash - self), self, name) >= (int)len)
+		return -1;
+	return access(out, X_OK);
+}
+
 #define TW_WAKEALARM	"/sys/class/rtc/rtc0/wakealarm"
 
 /*
