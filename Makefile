@@ -2,6 +2,7 @@
 #
 # twheel: top-level Makefile.
 #   make              build kmod/twheel.ko against KDIR (default: the running kernel)
+#   make samples      also the example client module and samples/ programs
 #   make demo         boot Debian's stock 6.12 kernel (DEMO_KERNEL=) in QEMU with the module loaded
 #   make check        static checks + QEMU guests; last line "N passed, N failed"
 #   make vmtest       fast developer loop: one kernel, one boot, results
@@ -38,7 +39,7 @@ CHECK_OPTS = $(if $(TESTS),--tests '$(TESTS)') \
 	     $(if $(KUNIT_FILTER),--kunit-filter '$(KUNIT_FILTER)') \
 	     $(if $(filter 1,$(SHOW)),--show)
 
-.PHONY: all modules clean distclean check check-harness vmtest demo deps debug-kernel
+.PHONY: all modules samples clean distclean check check-harness vmtest demo deps debug-kernel
 
 all: modules
 
@@ -49,9 +50,16 @@ modules:
 	fi
 	$(MAKE) -C $(KDIR) M=$(PWD) modules
 
+# The example client module (samples/twheel_example.ko) with twheel.ko, and
+# the userspace samples into samples/out/.
+samples:
+	$(MAKE) modules TWHEEL_SAMPLES=1
+	$(MAKE) -C samples
+
 clean:
-	@if [ -d "$(KDIR)" ]; then $(MAKE) -C $(KDIR) M=$(PWD) clean; fi
-	rm -f kmod/*.o kmod/*.ko kmod/*.mod kmod/*.mod.c kmod/.*.cmd Module.symvers modules.order
+	@if [ -d "$(KDIR)" ]; then $(MAKE) -C $(KDIR) M=$(PWD) TWHEEL_SAMPLES=1 clean; fi
+	rm -f kmod/*.o kmod/*.ko kmod/*.mod kmod/*.mod.c kmod/.*.cmd kmod/tests/*.o kmod/tests/.*.cmd \
+	      Module.symvers modules.order
 
 distclean: clean
 	rm -rf build userspace-test/out samples/out lib/out cli/out man/out
@@ -114,7 +122,7 @@ PKG_OUT := build/pkg
 # version in include/config/kernel.release, e.g. 6.1.192 for 6.1.0-57-amd64).
 KRELEASE = $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' $(KDIR)/include/generated/utsrelease.h 2>/dev/null)
 # Module source tree for DKMS: what `make modules` needs for twheel.ko alone
-# (no samples/: the top-level Kbuild builds them only where they are), and
+# (no samples/: the top-level Kbuild builds them only when asked), and
 # none of the last build's products, kmod/compat-generated/ (probe results of
 # one kernel) included. packaging/dkms-test.sh checks the list.
 DKMS_FILES = Kbuild Makefile kmod uapi

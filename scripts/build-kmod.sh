@@ -6,7 +6,8 @@
 #
 # Copies Kbuild, kmod/, uapi/ and samples/ (or, with --src DIR, the module tree DIR)
 # into DEST (default build/kmod-<kernel>) and runs
-# `make -C <kdir> M=DEST modules` there with any extra make arguments
+# `make -C <kdir> M=DEST TWHEEL_SAMPLES=1 modules` there (the example module
+# is built too) with any extra make arguments
 # (W=1, C=2...; with C=, CHECK= is set to a sparse the kernel accepts, see
 # scripts/sparse.sh).  --fresh empties DEST first (a full, not incremental,
 # build: static checks want every warning printed).  The make output goes to
@@ -19,7 +20,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 main() {
-	local kernel=$1 fresh=0 src="" dest="" kdir d
+	local kernel=$1 fresh=0 src="" dest="" kdir d samples=()
 	shift
 	while [ $# -gt 0 ]; do
 		case $1 in
@@ -43,12 +44,14 @@ main() {
 		for d in kmod uapi samples; do
 			sync_tree "$TWHEEL_ROOT/$d" "$dest/$d"
 		done
+		samples=(TWHEEL_SAMPLES=1)
 	fi
 	# C=1/C=2: a sparse this kernel accepts (newer kernels refuse Debian 12's
 	# and kbuild would then skip the check with only a note).
 	local check=()
 	case " $* " in *" C="[12]" "*) check=("CHECK=$("$TWHEEL_ROOT/scripts/sparse.sh" "$kdir")") ;; esac
-	make -C "$kdir" M="$(cd "$dest" && pwd)" "${check[@]+"${check[@]}"}" "$@" modules 2>&1
+	make -C "$kdir" M="$(cd "$dest" && pwd)" "${samples[@]+"${samples[@]}"}" \
+		"${check[@]+"${check[@]}"}" "$@" modules 2>&1
 }
 
 main "$@"

@@ -4,7 +4,7 @@
 # check.sh - twheel's whole test run (`make check`, `make vmtest`).
 #
 #   1. scripts/deps.sh (Debian packages, quiet when present)
-#   2. static: checkpatch --strict on kmod/*.[ch], kmod/compat/ and uapi/linux/*.h, and a
+#   2. static: checkpatch --strict on kmod/*.[ch], kmod/tests/, kmod/compat/ and uapi/linux/*.h, and a
 #      from-scratch W=1 + sparse (C=2) build against every kernel of KERNELS
 #      (stock headers, or the tree of a built kernel); any warning or error
 #      line fails
@@ -90,8 +90,8 @@ static_checkpatch() {
 	local src f out
 	src=$("$TWHEEL_ROOT/scripts/debug-kernel.sh" --source)
 	mkdir -p "$OUTDIR/static"
-	for f in "$TWHEEL_ROOT"/kmod/*.[ch] "$TWHEEL_ROOT"/kmod/include/linux/*.h \
-		"$TWHEEL_ROOT"/kmod/compat/*.c "$TWHEEL_ROOT"/kmod/compat/probes/*.c \
+	for f in "$TWHEEL_ROOT"/kmod/*.[ch] "$TWHEEL_ROOT"/kmod/tests/*.[ch] \
+		"$TWHEEL_ROOT"/kmod/include/linux/*.h "$TWHEEL_ROOT"/kmod/compat/*.c "$TWHEEL_ROOT"/kmod/compat/probes/*.c \
 		"$TWHEEL_ROOT"/samples/*.c "$TWHEEL_ROOT"/uapi/linux/*.h; do
 		[ -e "$f" ] || continue
 		case $f in *.mod.c) continue ;; esac
@@ -115,7 +115,7 @@ static_kerneldoc() {
 	src=$("$TWHEEL_ROOT/scripts/debug-kernel.sh" --source)
 	mkdir -p "$OUTDIR/static"
 	(cd "$TWHEEL_ROOT" && perl "$src/scripts/kernel-doc" -none -Wall \
-		kmod/*.c kmod/*.h kmod/include/linux/*.h uapi/linux/*.h) >"$out" 2>&1 || true
+		kmod/*.c kmod/*.h kmod/tests/*.[ch] kmod/include/linux/*.h uapi/linux/*.h) >"$out" 2>&1 || true
 	if [ -s "$out" ]; then
 		head -n 20 "$out" >&2
 		record fail static - "kernel-doc -none -Wall: $(wc -l <"$out") lines, see $out"

@@ -22,9 +22,9 @@
 #include <linux/timekeeping.h>
 #include <linux/twheel.h>
 
-#include "compat.h"
+#include "../compat.h"
 #include "kunit_helpers.h"
-#include "wheel.h"
+#include "../wheel.h"
 
 /* Lateness allowed on top of one tick: a 2-vCPU TCG guest with KASAN. */
 #define TEST_LATENCY_SLACK_NS	(500 * NSEC_PER_MSEC)

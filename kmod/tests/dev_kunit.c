@@ -16,8 +16,8 @@
 #include <linux/timekeeping.h>
 #include <linux/xarray.h>
 
-#include "compat.h"
-#include "dev.h"
+#include "../compat.h"
+#include "../dev.h"
 
 static void file_free_action(void *tf)
 {

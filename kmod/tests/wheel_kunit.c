@@ -24,9 +24,9 @@
 
 #include <linux/twheel.h>
 
-#include "compat.h"
+#include "../compat.h"
 #include "kunit_helpers.h"
-#include "wheel.h"
+#include "../wheel.h"
 
 static u64 lvl_start(unsigned int lvl)
 {
