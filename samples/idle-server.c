@@ -176,11 +176,13 @@ static void conn_read(struct server *s, int fd)
 static void expire_idle(struct server *s)
 {
 	const struct twheel_event *ev;
+	int ret = twheel_fill(s->tw);
 	struct conn *c;
 	int fd;
 
-	if (twheel_fill(s->tw) < 0) {
-		s->errors++;
+	if (ret < 0) {
+		if (ret != -EAGAIN)
+			s->errors++;
 		return;
 	}
 	twheel_for_each_event(s->tw, ev) {
@@ -241,7 +243,7 @@ static int setup(struct server *s, unsigned int port)
 	s->conns = calloc(s->max, sizeof(*s->conns));
 	if (!s->conns)
 		return -ENOMEM;
-	ret = twheel_open(&s->tw, NULL, 0, 0);
+	ret = twheel_open(&s->tw, NULL, 0, TWHEEL_OPEN_NONBLOCK);
 	if (ret)
 		return ret;
 	s->epfd = epoll_create1(EPOLL_CLOEXEC);

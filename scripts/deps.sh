@@ -16,8 +16,9 @@ PACKAGES=(
 	# guests and static checks (qemu-system-x86: the libraries of the QEMU
 	# scripts/qemu.sh picks, which on Debian 12 comes from bookworm-backports)
 	qemu-system-x86 busybox-static sparse shellcheck
-	# userspace tests (gcc-multilib: the 32-bit half of compat_test) and benchmarks
-	gcc-multilib liburing-dev stress-ng rt-tests gnuplot-nox
+	# userspace tests (gcc-multilib: the 32-bit half of compat_test), the
+	# samples' event loops (linked statically) and benchmarks
+	gcc-multilib liburing-dev libevent-dev libuv1-dev stress-ng rt-tests gnuplot-nox
 	# packaging, install suite: make deb, DKMS, man pages, guests' udev
 	dpkg-dev debhelper dh-dkms dkms lintian python3-docutils pkg-config udev man-db fakeroot
 )

@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * server_test.c - the idle-connection server sample against the module
+ * samples_test.c - the programs of samples/ against the module
  *
- * Runs samples/idle-server and samples/idle-client, which the Makefile puts
- * beside this program, on loopback: 10,000 connections with a 3 s idle
- * timeout each, 1,000 of them busy (a byte every 0.5 s). The server must
- * close exactly the 9,000 idle ones, none before its deadline, and report
- * no record of a connection that was gone; the client checks the same from
- * its side. SKIPs without /dev/twheel, the samples, or IPv4 (the built
- * kernels have no networking).
+ * The Makefile puts them beside this program. idle-server and idle-client
+ * on loopback: 10,000 connections with a 3 s idle timeout each, 1,000 of
+ * them busy (a byte every 0.5 s); the server must close exactly the 9,000
+ * idle ones, none before its deadline, and report no record of a
+ * connection that was gone; the client checks the same from its side
+ * (SKIP without IPv4: the built kernels have no networking).
+ * libevent-timeouts and libuv-timeouts: a libevent and a libuv program
+ * whose 2,000 timers live in one twheel file through the adapters; each
+ * checks its own callbacks (once, never early, none after a delete) and
+ * exits 0. Every test SKIPs without /dev/twheel or its programs.
  */
 #include <net/if.h>
 #include <signal.h>
@@ -73,20 +76,20 @@ struct server_counts {
 	unsigned long early, stale, errors;
 };
 
-FIXTURE(server) {
+FIXTURE(samples) {
 	int unused;
 };
 
-FIXTURE_SETUP(server)
+FIXTURE_SETUP(samples)
 {
 }
 
-FIXTURE_TEARDOWN(server)
+FIXTURE_TEARDOWN(samples)
 {
 }
 
 /* Connecting 10,000 takes seconds under TCG, the run 9 s more. */
-TEST_F_TIMEOUT(server, idle_connections_closed_exactly, 180)
+TEST_F_TIMEOUT(samples, idle_connections_closed_exactly, 180)
 {
 	char server[PATH_MAX], client[PATH_MAX], line[512] = "", sline[512] = "";
 	char port[16], conns[16], active[16], idle[16];
@@ -102,8 +105,8 @@ TEST_F_TIMEOUT(server, idle_connections_closed_exactly, 180)
 	    tw_beside("idle-client", client, sizeof(client)))
 		SKIP(return, "no idle-server and idle-client beside this test");
 	ret = loopback_up();
-	if (ret == -EAFNOSUPPORT)
-		SKIP(return, "no IPv4 in this kernel");
+	if (ret == -EAFNOSUPPORT || ret == -ENOSYS)
+		SKIP(return, "no IPv4 in this kernel (socket: %s)", strerror(-ret));
 	ASSERT_EQ(0, ret);
 
 	snprintf(conns, sizeof(conns), "%d", CONNS);
@@ -146,6 +149,38 @@ TEST_F_TIMEOUT(server, idle_connections_closed_exactly, 180)
 	EXPECT_EQ(0UL, sc.errors);
 	/* Each busy connection refreshed its timeout many times. */
 	EXPECT_GE(sc.refreshes, (unsigned long)ACTIVE * 6);
+}
+
+/* Run the program @name beside this test; its one line of output shown. */
+static void run_loop_sample(struct __test_metadata *_metadata,
+			    const char *name)
+{
+	char path[PATH_MAX], line[512] = "";
+	FILE *out;
+	pid_t pid;
+
+	if (access(TW_DEV, F_OK))
+		SKIP(return, "no " TW_DEV);
+	if (tw_beside(name, path, sizeof(path)))
+		SKIP(return, "no %s beside this test", name);
+	pid = spawn((char *[]){ path, NULL }, &out);
+	ASSERT_GT(pid, 0);
+	if (!fgets(line, sizeof(line), out))
+		line[0] = 0;
+	fclose(out);
+	ksft_print_msg("%s: %s", name, line);
+	EXPECT_EQ(0, exit_status(pid));
+	EXPECT_EQ(0, strncmp(line, "timers=", 7));
+}
+
+TEST_F_TIMEOUT(samples, libevent_timers_in_one_file, 60)
+{
+	run_loop_sample(_metadata, "libevent-timeouts");
+}
+
+TEST_F_TIMEOUT(samples, libuv_timers_in_one_file, 60)
+{
+	run_loop_sample(_metadata, "libuv-timeouts");
 }
 
 TEST_HARNESS_MAIN
