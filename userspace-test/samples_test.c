@@ -11,7 +11,9 @@
  * libevent-timeouts and libuv-timeouts: a libevent and a libuv program
  * whose 2,000 timers live in one twheel file through the adapters; each
  * checks its own callbacks (once, never early, none after a delete) and
- * exits 0. Every test SKIPs without /dev/twheel or its programs.
+ * exits 0. uring-expiries: 1,000 records read through io_uring (multishot
+ * where the kernel has it), each checked, exit 0. Every test SKIPs without
+ * /dev/twheel or its programs.
  */
 #include <net/if.h>
 #include <signal.h>
@@ -151,9 +153,12 @@ TEST_F_TIMEOUT(samples, idle_connections_closed_exactly, 180)
 	EXPECT_GE(sc.refreshes, (unsigned long)ACTIVE * 6);
 }
 
-/* Run the program @name beside this test; its one line of output shown. */
-static void run_loop_sample(struct __test_metadata *_metadata,
-			    const char *name)
+/*
+ * Run the program @name beside this test, which checks itself: exit 0, and
+ * a first line starting with @key; the line is shown.
+ */
+static void run_sample(struct __test_metadata *_metadata, const char *name,
+		       const char *key)
 {
 	char path[PATH_MAX], line[512] = "";
 	FILE *out;
@@ -170,17 +175,22 @@ static void run_loop_sample(struct __test_metadata *_metadata,
 	fclose(out);
 	ksft_print_msg("%s: %s", name, line);
 	EXPECT_EQ(0, exit_status(pid));
-	EXPECT_EQ(0, strncmp(line, "timers=", 7));
+	EXPECT_EQ(0, strncmp(line, key, strlen(key)));
 }
 
 TEST_F_TIMEOUT(samples, libevent_timers_in_one_file, 60)
 {
-	run_loop_sample(_metadata, "libevent-timeouts");
+	run_sample(_metadata, "libevent-timeouts", "timers=");
 }
 
 TEST_F_TIMEOUT(samples, libuv_timers_in_one_file, 60)
 {
-	run_loop_sample(_metadata, "libuv-timeouts");
+	run_sample(_metadata, "libuv-timeouts", "timers=");
+}
+
+TEST_F_TIMEOUT(samples, io_uring_reads_expiries, 60)
+{
+	run_sample(_metadata, "uring-expiries", "mode=");
 }
 
 TEST_HARNESS_MAIN
