@@ -40,8 +40,9 @@ add_line() {
 main() {
 	[ $# -eq 1 ] || die "usage: scripts/kernel-tree.sh KERNEL_SOURCE_DIR"
 	local ksrc=$1 dest
-	[ -f "$ksrc/drivers/misc/Kconfig" ] && [ -f "$ksrc/drivers/misc/Makefile" ] ||
+	if [ ! -f "$ksrc/drivers/misc/Kconfig" ] || [ ! -f "$ksrc/drivers/misc/Makefile" ]; then
 		die "$ksrc is not a kernel source tree (no drivers/misc/Kconfig)"
+	fi
 	dest=$ksrc/drivers/misc/twheel
 	rm -rf "$dest"
 	mkdir -p "$dest"
@@ -52,6 +53,7 @@ main() {
 	install -m 0644 "$TWHEEL_ROOT/kmod/include/linux/twheel.h" "$ksrc/include/linux/twheel.h"
 	install -m 0644 "$TWHEEL_ROOT/uapi/linux/twheel.h" "$ksrc/include/uapi/linux/twheel.h"
 	add_line "$ksrc/drivers/misc/Kconfig" 'source "drivers/misc/twheel/Kconfig"'
+	# shellcheck disable=SC2016 # a make variable, written as it is
 	add_line "$ksrc/drivers/misc/Makefile" 'obj-$(CONFIG_TWHEEL)		+= twheel/'
 	log "twheel is drivers/misc/twheel/ of $ksrc (CONFIG_TWHEEL, CONFIG_TWHEEL_KUNIT_TEST)"
 }
