@@ -15,7 +15,8 @@
 #   make distclean    also remove build/, userspace-test/out/ and samples/out/
 #   make install      module (modules_install + depmod), ABI header, udev rule,
 #                     modules-load.d, modprobe.d example, libtwheel, CLI, man
-#                     pages; DESTDIR, KDIR, PREFIX honoured; make uninstall
+#                     pages, the Python binding; DESTDIR, KDIR, PREFIX
+#                     honoured; make uninstall
 #   make dkms-install module source to /usr/src, dkms add/build/install, udev
 #                     rule and friends; make dkms-uninstall
 #   make deb          Debian packages into build/deb/ (packaging/debian)
@@ -108,6 +109,7 @@ LIBDIR ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
 MANDIR ?= $(PREFIX)/share/man
 UDEVRULESDIR ?= /lib/udev/rules.d
+PYTHONDIR ?= /usr/lib/python3/dist-packages
 MODULESLOADDIR ?= /usr/lib/modules-load.d
 MODPROBEDIR ?= /etc/modprobe.d
 DKMS_SRCDIR ?= /usr/src/twheel-$(TWHEEL_VERSION)
@@ -130,7 +132,7 @@ DKMS_EXCLUDE = '*.o' '*.ko' '*.mod' '*.mod.c' '.*.cmd' '.*.d' '*.a' modules.orde
 	       Module.symvers compat-generated
 LIB_VARS = PREFIX=$(PREFIX) LIBDIR=$(LIBDIR) INCLUDEDIR=$(INCLUDEDIR) DESTDIR=$(DESTDIR)
 
-.PHONY: lib cli man install install-module install-data install-dkms-source \
+.PHONY: lib cli man install install-module install-data install-python install-dkms-source \
 	uninstall dkms-install dkms-uninstall deb check-install
 
 lib:
@@ -152,7 +154,7 @@ $(PKG_OUT)/dkms.conf: packaging/dkms.conf.in FORCE
 	@mkdir -p $(dir $@)
 	sed -e 's|@VERSION@|$(TWHEEL_VERSION)|g' $< >$@
 
-install: install-module install-data
+install: install-module install-data install-python
 	$(MAKE) -C lib install $(LIB_VARS)
 	$(MAKE) -C cli install DESTDIR=$(DESTDIR) BINDIR=$(BINDIR)
 	$(MAKE) -C man install DESTDIR=$(DESTDIR) MANDIR=$(MANDIR)
@@ -176,12 +178,17 @@ install-data: $(PKG_OUT)/60-twheel.rules
 	install -D -m 0644 packaging/modules-load.conf $(DESTDIR)$(MODULESLOADDIR)/twheel.conf
 	install -D -m 0644 packaging/modprobe.conf $(DESTDIR)$(MODPROBEDIR)/twheel.conf
 
+# The Python binding (python/twheel.py, ctypes over libtwheel.so.1).
+install-python:
+	install -D -m 0644 python/twheel.py $(DESTDIR)$(PYTHONDIR)/twheel.py
+
 uninstall:
 	@if [ -n "$(KRELEASE)" ]; then \
 		rm -rf $(DESTDIR)/lib/modules/$(KRELEASE)/updates/twheel; \
 		if [ -z "$(DESTDIR)" ]; then depmod -a $(KRELEASE); fi; \
 	fi
 	rm -f $(DESTDIR)$(INCLUDEDIR)/linux/twheel.h $(DESTDIR)$(UDEVRULESDIR)/60-twheel.rules \
+	      $(DESTDIR)$(PYTHONDIR)/twheel.py \
 	      $(DESTDIR)$(MODULESLOADDIR)/twheel.conf $(DESTDIR)$(MODPROBEDIR)/twheel.conf
 	$(MAKE) -C lib uninstall $(LIB_VARS)
 	$(MAKE) -C cli uninstall DESTDIR=$(DESTDIR) BINDIR=$(BINDIR)

@@ -36,10 +36,10 @@ KERNELS="6.1 6.12"
 # same way.  Here only what the packages bring: the ABI (module and
 # installed header agree), a timeout through the device, the installed
 # library and the installed CLI.
-TESTS='abi_test timeout_test lib_test cli_test'
+TESTS='abi_test timeout_test lib_test cli_test python_test'
 SHOW=0
 OUT=$TWHEEL_BUILD/check/install
-PKGS=(twheel-dkms libtwheel1 libtwheel-dev twheel-tools)
+PKGS=(twheel-dkms libtwheel1 libtwheel-dev twheel-tools python3-twheel)
 
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -185,6 +185,7 @@ stage_root() {
 		return 1
 	fi
 	copy_with_libs "$root" /usr/bin/kmod /usr/bin/udevadm /usr/bin/twheel "$OUT/pkgconfig_test"
+	stage_python "$root" || { rec fail "$k" "Debian's python3 for the guest (/usr/bin/python3)"; return 1; }
 	mv "$root$OUT/pkgconfig_test" "$root/usr/bin/pkgconfig_test"
 	rm -rf "${root:?}${OUT%%/"${OUT#/*/}"}"
 	ln -sf /usr/bin/udevadm "$root/lib/systemd/systemd-udevd"
@@ -193,6 +194,24 @@ stage_root() {
 	cp /etc/modprobe.d/twheel.conf "$root/etc/modprobe.d/"
 	printf 'root:x:0:0:root:/root:/bin/sh\n' >"$root/etc/passwd"
 	printf 'root:x:0:\ntwheel:x:4242:\n' >"$root/etc/group"
+}
+
+# Debian's python3 (a dependency of python3-twheel), its standard library
+# without what no test imports (tests, GUI, installers), the binding the
+# package installed, and the binding's test program python/tests/python_test.
+stage_python() {
+	local root=$1 py
+	py=$(readlink -f /usr/bin/python3) || return 1
+	[ -x "$py" ] && [ -d "/usr/lib/$(basename "$py")" ] || return 1
+	copy_with_libs "$root" "$py" /usr/lib/"$(basename "$py")"/lib-dynload/*.so
+	ln -sf "$py" "$root/usr/bin/python3"
+	tar -C / --exclude='*/test' --exclude='*/tests' --exclude='*/idlelib' \
+		--exclude='*/tkinter' --exclude='*/lib2to3' --exclude='*/ensurepip' \
+		--exclude='*/config-*' --exclude='*/pydoc_data' \
+		-cf - "usr/lib/$(basename "$py")" | tar -xf - -C "$root"
+	install -D -m 0644 /usr/lib/python3/dist-packages/twheel.py \
+		"$root/usr/lib/python3/dist-packages/twheel.py"
+	install -D -m 0755 "$TWHEEL_ROOT/python/tests/python_test" "$root/tests/python_test"
 }
 
 run_kernel() {
