@@ -5,11 +5,17 @@
 # twheel installed the way a Debian user installs it, then used in guests.
 #
 #   1. make deb (scripts/deb.sh) and lintian: no lintian error
-#   2. dpkg --purge of any twheel package already there (a fresh install every
-#      time), apt-get install ./twheel-dkms ./libtwheel1 ./libtwheel-dev ./twheel-tools
-#      on this machine: DKMS builds the module for every installed kernel
-#      with headers; `dkms status` must say "installed" for each kernel
-#   3. man twheel, man 4 twheel, man 3 libtwheel, man 8 twheel render
+#   2. a throwaway root: an overlay of this machine's root filesystem whose
+#      writes go to build/check/install/sysroot-upper (removed afterwards),
+#      mounted in a private mount namespace and entered with chroot.  The
+#      machine's own files are never written.  In it: dpkg --purge of any
+#      twheel package the machine has (a fresh install every time), the
+#      stock kernels' headers packages from the cache (scripts/debian-fetch.sh),
+#      then apt-get install ./twheel-dkms ./libtwheel1 ./libtwheel-dev
+#      ./twheel-tools ./python3-twheel: DKMS builds the module for each
+#      kernel; `dkms status` must say "installed" for each
+#   3. man twheel, man 4 twheel, man 3 libtwheel, man 8 twheel render (in
+#      the throwaway root, as everything below that runs on this machine)
 #   4. lib/tests/pkgconfig_test.c is built with
 #      $(pkg-config --cflags --libs libtwheel): dynamically linked against
 #      the installed libtwheel.so.1
@@ -25,10 +31,17 @@
 # Results go to the ledger under suite "install".
 #
 # Usage: scripts/check-install.sh [--kernels "6.1 6.12"] [--tests GLOB] [--show]
-# Needs root (apt-get, dkms). Environment: as scripts/check.sh.
+# Needs root (mount, chroot). Environment: as scripts/check.sh.
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
+
+# The overlay mounts live in a mount namespace of their own: they vanish
+# with this process, however it ends.
+if [ -z "${TWHEEL_INSTALL_NS:-}" ]; then
+	[ "$(id -u)" = 0 ] || die "check-install: needs root (mount, chroot)"
+	TWHEEL_INSTALL_NS=1 exec unshare --mount --propagation private "$0" "$@"
+fi
 
 KERNELS="6.1 6.12"
 # The module DKMS builds is the source the guest phase of make check
@@ -39,6 +52,7 @@ KERNELS="6.1 6.12"
 TESTS='abi_test timeout_test lib_test cli_test python_test'
 SHOW=0
 OUT=$TWHEEL_BUILD/check/install
+ROOT=$OUT/sysroot
 PKGS=(twheel-dkms libtwheel1 libtwheel-dev twheel-tools python3-twheel)
 
 while [ $# -gt 0 ]; do
@@ -57,8 +71,7 @@ if [ -z "$TWHEEL_LEDGER" ]; then
 	: >"$TWHEEL_LEDGER"
 fi
 rec() { record "$1" install "$2" "$3"; }
-SUDO=()
-[ "$(id -u)" = 0 ] || SUDO=(sudo)
+in_root() { chroot "$ROOT" env -u TWHEEL_INSTALL_NS "$@"; }
 
 version=$(cat "$TWHEEL_ROOT/kmod/VERSION")
 
@@ -79,36 +92,73 @@ build_debs() {
 	fi
 }
 
+# The throwaway root: this machine's / as the lower layer of an overlay.
+mount_root() {
+	rm -rf "$ROOT" "$ROOT-upper" "$ROOT-work"
+	mkdir -p "$ROOT" "$ROOT-upper" "$ROOT-work"
+	mount -t overlay twheel-sysroot -o "lowerdir=/,upperdir=$ROOT-upper,workdir=$ROOT-work" "$ROOT" ||
+		{ rec fail - "overlay mount of / for a throwaway root"; return 1; }
+	mount --rbind /dev "$ROOT/dev"
+	mount -t proc proc "$ROOT/proc"
+	mount -t sysfs sysfs "$ROOT/sys"
+	mount -t tmpfs tmpfs "$ROOT/run"
+	mount -t tmpfs tmpfs "$ROOT/tmp"
+	cp -L /etc/resolv.conf "$ROOT/etc/resolv.conf" 2>/dev/null || true
+	# No service starts from a maintainer script in here.
+	printf '#!/bin/sh\nexit 101\n' >"$ROOT/usr/sbin/policy-rc.d"
+	chmod 0755 "$ROOT/usr/sbin/policy-rc.d"
+}
+
+umount_root() {
+	umount -R "$ROOT" 2>/dev/null || umount -R -l "$ROOT" 2>/dev/null || true
+	rm -rf "$ROOT-upper" "$ROOT-work"
+}
+
+apt_in_root() {
+	local log=$1
+	shift
+	in_root env DEBIAN_FRONTEND=noninteractive apt-get install -y \
+		-o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold \
+		--no-install-recommends "$@" >"$log" 2>&1 || { tail -n 20 "$log" >&2; return 1; }
+}
+
 install_debs() {
-	local debs=() p k rel st installed
-	for p in "${PKGS[@]}"; do
-		debs+=("$(ls "$TWHEEL_BUILD"/deb/"${p}"_"${version}"_*.deb)")
+	local debs=() hdrs=() p k rel st installed
+	mkdir -p "$ROOT/tmp/debs"
+	for p in "$TWHEEL_BUILD"/deb/*_"${version}"_*.deb; do
+		case " ${PKGS[*]} " in *" $(basename "$p" | cut -d_ -f1) "*) ;; *) continue ;; esac
+		cp "$p" "$ROOT/tmp/debs/"
+		debs+=("/tmp/debs/$(basename "$p")")
 	done
-	# A fresh install every time: purge what an earlier run (or anything
-	# else) left, whatever state it is in, so DKMS builds from nothing and
-	# no conffile question can come up.
-	installed=$(dpkg-query -W -f='${Package} ${db:Status-Status}\n' "${PKGS[@]}" 2>/dev/null |
+	# A fresh install every time: purge what the machine has (it is the
+	# lower layer), whatever state it is in, so DKMS builds from nothing
+	# and no conffile question can come up.
+	# shellcheck disable=SC2016 # a dpkg-query format, not an expansion
+	installed=$(in_root dpkg-query -W -f='${Package} ${db:Status-Status}\n' "${PKGS[@]}" 2>/dev/null |
 		awk '$2 != "not-installed" && $2 != "" { print $1 }' | tr '\n' ' ')
 	if [ -n "$installed" ]; then
-		log "install: purging the installed $installed"
+		log "install: purging the $installed the machine has, in the throwaway root"
 		# shellcheck disable=SC2086 # package names are words
-		"${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive dpkg --purge $installed >"$OUT/purge.log" 2>&1 ||
+		in_root env DEBIAN_FRONTEND=noninteractive dpkg --purge $installed >"$OUT/purge.log" 2>&1 ||
 			{ tail -n 20 "$OUT/purge.log" >&2; rec fail - "dpkg --purge $installed (see $OUT/purge.log)"; return 1; }
 	fi
-	log "install: apt-get install ${debs[*]}"
-	# Never prompt about a conffile (/etc/modprobe.d/twheel.conf): keep
-	# what is there.
-	if ! "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y \
-		-o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold \
-		--no-install-recommends "${debs[@]}" >"$OUT/apt.log" 2>&1; then
-		tail -n 20 "$OUT/apt.log" >&2
-		rec fail - "apt-get install ./*.deb (see $OUT/apt.log)"
-		return 1
-	fi
-	rec pass - "apt-get install ${PKGS[*]}"
 	for k in $KERNELS; do
-		rel=$(stock_release "$k")
-		st=$(dkms status -m twheel -v "$version" -k "$rel" 2>/dev/null | grep -v '^readelf' || true)
+		rel=$(kernel_release "$k")
+		while read -r p; do
+			cp "$p" "$ROOT/tmp/debs/"
+			hdrs+=("/tmp/debs/$(basename "$p")")
+		done < <("$TWHEEL_ROOT/scripts/debian-fetch.sh" - --headers "$rel")
+	done
+	log "install: apt-get install the headers of $KERNELS in the throwaway root"
+	apt_in_root "$OUT/apt-headers.log" "${hdrs[@]}" ||
+		{ rec fail - "apt-get install of the kernel headers in the throwaway root (see $OUT/apt-headers.log)"; return 1; }
+	log "install: apt-get install ${debs[*]} in the throwaway root"
+	apt_in_root "$OUT/apt.log" "${debs[@]}" ||
+		{ rec fail - "apt-get install ./*.deb (see $OUT/apt.log)"; return 1; }
+	rec pass - "apt-get install ${PKGS[*]} (in a throwaway root)"
+	for k in $KERNELS; do
+		rel=$(kernel_release "$k")
+		st=$(in_root dkms status -m twheel -v "$version" -k "$rel" 2>/dev/null | grep -v '^readelf' || true)
 		if printf '%s\n' "$st" | grep -q ': installed'; then
 			rec pass "$k" "DKMS built and installed twheel/$version for $rel"
 		else
@@ -122,7 +172,7 @@ check_man() {
 	for args in "twheel" "4 twheel" "3 libtwheel" "8 twheel" "3 twheel_flush"; do
 		name=${args##* }
 		# shellcheck disable=SC2086 # section and name are words
-		if MANWIDTH=80 man --warnings $args 2>"$OUT/man.err" | grep -qi "^NAME" &&
+		if in_root env MANWIDTH=80 man --warnings $args 2>"$OUT/man.err" | grep -qi "^NAME" &&
 			! grep -q . "$OUT/man.err"; then
 			rec pass - "man $args renders without warnings"
 		else
@@ -133,14 +183,16 @@ check_man() {
 
 build_pkgconfig_prog() {
 	local cflags libs
-	if ! cflags=$(pkg-config --cflags libtwheel) || ! libs=$(pkg-config --libs libtwheel); then
+	if ! cflags=$(in_root pkg-config --cflags libtwheel) || ! libs=$(in_root pkg-config --libs libtwheel); then
 		rec fail - "pkg-config --cflags --libs libtwheel"
 		return 1
 	fi
+	cp "$TWHEEL_ROOT/lib/tests/pkgconfig_test.c" "$ROOT/tmp/"
 	# shellcheck disable=SC2086 # pkg-config output is words
-	if gcc -Wall -Wextra -Werror -o "$OUT/pkgconfig_test" \
-		"$TWHEEL_ROOT/lib/tests/pkgconfig_test.c" $cflags $libs 2>"$OUT/pkgconfig-build.log" &&
-		ldd "$OUT/pkgconfig_test" | grep -q "libtwheel.so.1 => /.*libtwheel.so.1"; then
+	if in_root gcc -Wall -Wextra -Werror -o /tmp/pkgconfig_test \
+		/tmp/pkgconfig_test.c $cflags $libs 2>"$OUT/pkgconfig-build.log" &&
+		in_root ldd /tmp/pkgconfig_test >>"$OUT/pkgconfig-build.log" 2>&1 &&
+		grep -q "libtwheel.so.1 => /.*libtwheel.so.1" "$OUT/pkgconfig-build.log"; then
 		rec pass - "pkgconfig_test builds with \$(pkg-config --cflags --libs libtwheel) ('$cflags $libs') and links the installed libtwheel.so.1"
 	else
 		rec fail - "pkgconfig_test builds against the installed libtwheel-dev (see $OUT/pkgconfig-build.log)"
@@ -148,75 +200,80 @@ build_pkgconfig_prog() {
 	fi
 }
 
-# Copy executables and the shared libraries they need (as ldd resolves them
-# on this host) into the staging root $1, keeping their paths.
+# Copy a file of the throwaway root to the staging root $1, keeping its
+# path; a symbolic link is followed inside the throwaway root.
+copy_from_root() {
+	local stage=$1 f=$2 real
+	real=$(in_root readlink -f "$f")
+	mkdir -p "$stage$(dirname "$f")"
+	cp "$ROOT$real" "$stage$f"
+}
+
+# Copy executables of the throwaway root and the shared libraries they need
+# (as ldd resolves them there) into the staging root $1, keeping their paths.
 copy_with_libs() {
-	local root=$1 f lib
+	local stage=$1 f lib
 	shift
 	for f in "$@"; do
-		mkdir -p "$root$(dirname "$f")"
-		cp -a "$f" "$root$f"
-		[ -L "$f" ] && f=$(readlink -f "$f") && mkdir -p "$root$(dirname "$f")" && cp -a "$f" "$root$f"
-		for lib in $(ldd "$f" 2>/dev/null | grep -oE '/[^ ]+' || true); do
-			[ -e "$root$lib" ] && continue
-			mkdir -p "$root$(dirname "$lib")"
-			cp -L "$lib" "$root$lib"
+		copy_from_root "$stage" "$f"
+		for lib in $(in_root ldd "$f" 2>/dev/null | grep -oE '/[^ ]+' || true); do
+			[ -e "$stage$lib" ] || copy_from_root "$stage" "$lib"
 		done
 	done
 }
 
 # The overlay copied over the guest's initramfs root by install.sh.
 stage_root() {
-	local k=$1 rel=$2 root=$3 ko
-	rm -rf "$root"
-	mkdir -p "$root/lib/modules/$rel/updates/dkms" "$root/etc/udev/rules.d" "$root/lib/udev/rules.d" \
-		"$root/lib/systemd" "$root/run" "$root/usr/bin"
-	ko=$(find /lib/modules/"$rel"/updates/dkms -name 'twheel.ko*' 2>/dev/null | head -n1)
+	local k=$1 rel=$2 stage=$3 ko f
+	rm -rf "$stage"
+	mkdir -p "$stage/lib/modules/$rel/updates/dkms" "$stage/etc/udev/rules.d" "$stage/lib/udev/rules.d" \
+		"$stage/lib/systemd" "$stage/run" "$stage/usr/bin"
+	ko=$(find "$ROOT/lib/modules/$rel/updates/dkms" -name 'twheel.ko*' 2>/dev/null | head -n1)
 	[ -n "$ko" ] || { rec fail "$k" "DKMS-built twheel.ko in /lib/modules/$rel/updates/dkms"; return 1; }
-	cp "$ko" "$root/lib/modules/$rel/updates/dkms/"
-	# What depmod needs besides the modules: the kernel's built-in list.
-	cp /lib/modules/"$rel"/modules.builtin /lib/modules/"$rel"/modules.builtin.modinfo \
-		/lib/modules/"$rel"/modules.order "$root/lib/modules/$rel/" 2>/dev/null || true
-	if depmod -b "$root" "$rel" 2>"$OUT/depmod-$k.log" &&
-		grep -q "^updates/dkms/twheel.ko" "$root/lib/modules/$rel/modules.dep"; then
+	cp "$ko" "$stage/lib/modules/$rel/updates/dkms/"
+	# What depmod needs besides the modules: the kernel's built-in list,
+	# from the image package in the cache.
+	for f in modules.builtin modules.builtin.modinfo modules.order; do
+		cp "$(stock_root "$k")/lib/modules/$rel/$f" "$stage/lib/modules/$rel/"
+	done
+	if depmod -b "$stage" "$rel" 2>"$OUT/depmod-$k.log" &&
+		grep -q "^updates/dkms/twheel.ko" "$stage/lib/modules/$rel/modules.dep"; then
 		rec pass "$k" "depmod -b <initramfs> $rel lists updates/dkms/$(basename "$ko")"
 	else
 		rec fail "$k" "depmod for the initramfs (see $OUT/depmod-$k.log)"
 		return 1
 	fi
-	copy_with_libs "$root" /usr/bin/kmod /usr/bin/udevadm /usr/bin/twheel "$OUT/pkgconfig_test"
-	stage_python "$root" || { rec fail "$k" "Debian's python3 for the guest (/usr/bin/python3)"; return 1; }
-	mv "$root$OUT/pkgconfig_test" "$root/usr/bin/pkgconfig_test"
-	rm -rf "${root:?}${OUT%%/"${OUT#/*/}"}"
-	ln -sf /usr/bin/udevadm "$root/lib/systemd/systemd-udevd"
-	cp /lib/udev/rules.d/60-twheel.rules "$root/lib/udev/rules.d/"
-	mkdir -p "$root/etc/modprobe.d"
-	cp /etc/modprobe.d/twheel.conf "$root/etc/modprobe.d/"
-	printf 'root:x:0:0:root:/root:/bin/sh\n' >"$root/etc/passwd"
-	printf 'root:x:0:\ntwheel:x:4242:\n' >"$root/etc/group"
+	copy_with_libs "$stage" /usr/bin/kmod /usr/bin/udevadm /usr/bin/twheel /tmp/pkgconfig_test
+	mv "$stage/tmp/pkgconfig_test" "$stage/usr/bin/pkgconfig_test"
+	stage_python "$stage" || { rec fail "$k" "Debian's python3 for the guest (/usr/bin/python3)"; return 1; }
+	ln -sf /usr/bin/udevadm "$stage/lib/systemd/systemd-udevd"
+	copy_from_root "$stage" /lib/udev/rules.d/60-twheel.rules
+	copy_from_root "$stage" /etc/modprobe.d/twheel.conf
+	printf 'root:x:0:0:root:/root:/bin/sh\n' >"$stage/etc/passwd"
+	printf 'root:x:0:\ntwheel:x:4242:\n' >"$stage/etc/group"
 }
 
 # Debian's python3 (a dependency of python3-twheel), its standard library
 # without what no test imports (tests, GUI, installers), the binding the
 # package installed, and the binding's test program python/tests/python_test.
 stage_python() {
-	local root=$1 py
-	py=$(readlink -f /usr/bin/python3) || return 1
-	[ -x "$py" ] && [ -d "/usr/lib/$(basename "$py")" ] || return 1
-	copy_with_libs "$root" "$py" /usr/lib/"$(basename "$py")"/lib-dynload/*.so
-	ln -sf "$py" "$root/usr/bin/python3"
-	tar -C / --exclude='*/test' --exclude='*/tests' --exclude='*/idlelib' \
+	local stage=$1 py mods
+	py=$(in_root readlink -f /usr/bin/python3) || return 1
+	[ -x "$ROOT$py" ] && [ -d "$ROOT/usr/lib/$(basename "$py")" ] || return 1
+	mods=("$ROOT/usr/lib/$(basename "$py")"/lib-dynload/*.so)
+	copy_with_libs "$stage" "$py" "${mods[@]#"$ROOT"}"
+	ln -sf "$py" "$stage/usr/bin/python3"
+	tar -C "$ROOT" --exclude='*/test' --exclude='*/tests' --exclude='*/idlelib' \
 		--exclude='*/tkinter' --exclude='*/lib2to3' --exclude='*/ensurepip' \
 		--exclude='*/config-*' --exclude='*/pydoc_data' \
-		-cf - "usr/lib/$(basename "$py")" | tar -xf - -C "$root"
-	install -D -m 0644 /usr/lib/python3/dist-packages/twheel.py \
-		"$root/usr/lib/python3/dist-packages/twheel.py"
-	install -D -m 0755 "$TWHEEL_ROOT/python/tests/python_test" "$root/tests/python_test"
+		-cf - "usr/lib/$(basename "$py")" | tar -xf - -C "$stage"
+	copy_from_root "$stage" /usr/lib/python3/dist-packages/twheel.py
+	install -D -m 0755 "$TWHEEL_ROOT/python/tests/python_test" "$stage/tests/python_test"
 }
 
 run_kernel() {
 	local k=$1 rel out=$OUT/guest-$1 rc=0 show=() tmp timed=()
-	rel=$(stock_release "$k")
+	rel=$(kernel_release "$k")
 	stage_root "$k" "$rel" "$out/root" || return 0
 	[ "$SHOW" = 1 ] && show=(--show)
 	log "install: booting the $k guest (logs in $out)"
@@ -256,6 +313,8 @@ main() {
 		return 0
 	fi
 	build_debs || return 0
+	mount_root || return 0
+	trap umount_root EXIT
 	install_debs || return 0
 	check_man
 	build_pkgconfig_prog || return 0

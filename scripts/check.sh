@@ -15,14 +15,16 @@
 #      one at a time (TWHEEL_GUEST_JOBS=2: built kernels' two at a time)
 #   5. splat scan of every guest log (scripts/scan-log.sh)
 #   6. scripts/check-harness.sh (the harness proves it can fail)
-#   7. summary; last line "N passed, N failed"; exit 1 on any failure
+#   7. scripts/host-state.sh: the machine as it was before the run, apart
+#      from the build tools of step 1 (suite "host")
+#   8. summary; last line "N passed, N failed"; exit 1 on any failure
 #
 # Options (make variables in brackets):
 #   --kernels "debug 6.1 ..."    kernels to boot [KERNELS]; empty = all of
 #                                scripts/kernels.conf (the kernel matrix)
 #   --suites "static kunit example userspace harness install"   what to run [SUITES]
 #                                (install: scripts/check-install.sh, the Debian
-#                                packages installed on this machine, DKMS, guests)
+#                                packages installed in a throwaway root, DKMS, guests)
 #   --tests GLOBS                userspace programs to run, e.g. 'timeout*_test q*_test' [TESTS]
 #   --kunit-filter GLOB          kunit.filter_glob for the debug guest [KUNIT_FILTER]
 #   --show                       stream guest consoles to the terminal [SHOW=1]
@@ -379,6 +381,28 @@ run_harness() {
 	"$TWHEEL_ROOT/scripts/check-harness.sh" || true	# it records its own results
 }
 
+# The machine as it was: scripts/deps.sh installed build tools and nothing
+# else, and nothing after it installed or changed anything.
+host_result() {
+	local what=$1 diff line
+	shift
+	if diff=$("$TWHEEL_ROOT/scripts/host-state.sh" "$@"); then
+		record pass host - "$what"
+	else
+		record fail host - "$what"
+		printf '%s\n' "$diff" | head -n 10 | while IFS= read -r line; do record note host - "$line"; done
+	fi
+}
+
+check_host() {
+	phase "the machine as it was (scripts/host-state.sh)"
+	"$TWHEEL_ROOT/scripts/host-state.sh" snapshot "$OUTDIR/host-after"
+	host_result "scripts/deps.sh installed only declared build tools and what they depend on" \
+		tools "$OUTDIR/host-before" "$OUTDIR/host-tools"
+	host_result "packages, /boot, /lib/modules, /usr/src, modules-load.d and modprobe.d as they were before the run" \
+		same "$OUTDIR/host-tools" "$OUTDIR/host-after"
+}
+
 main() {
 	parse_args "$@"
 	lock_build_dir
@@ -387,7 +411,9 @@ main() {
 	export TWHEEL_LEDGER=$OUTDIR/ledger.tsv
 	: >"$TWHEEL_LEDGER"
 	phase "make check: kernels '$KERNELS', suites '$SUITES'"
+	"$TWHEEL_ROOT/scripts/host-state.sh" snapshot "$OUTDIR/host-before"
 	"$TWHEEL_ROOT/scripts/deps.sh"
+	"$TWHEEL_ROOT/scripts/host-state.sh" snapshot "$OUTDIR/host-tools"
 	want static && run_static
 	local k guests
 	guests=$(guest_suites)
@@ -410,6 +436,7 @@ main() {
 		"$TWHEEL_ROOT/scripts/debug-kernel.sh" >/dev/null || record fail build debug "debug kernel builds"
 		run_harness
 	fi
+	check_host
 	phase "finished in $(($(date +%s) - START)) s"
 	"$TWHEEL_ROOT/scripts/summary.sh" "$TWHEEL_LEDGER"
 }

@@ -7,8 +7,9 @@
 #
 # tinyconfig + the kernel's fragments (scripts/kconfig/*.config, later ones
 # override earlier ones), merged with merge_config.sh, from Debian's
-# linux-source-<series> (the installed package, or for another suite the
-# package fetched by scripts/debian-fetch.sh); then checks that every option
+# linux-source-<series> (downloaded into the cache by scripts/debian-fetch.sh,
+# from the machine's own suite or the one scripts/kernels.conf names; never
+# installed); then checks that every option
 # of the fragments is in the final .config, and builds bzImage plus modules
 # (which writes the Module.symvers that external modules link against;
 # bzImage + modules_prepare alone leave only vmlinux.symvers), then proves
@@ -36,13 +37,8 @@ extract_source() {
 	exec 7>"$TWHEEL_CACHE/src/.lock"
 	flock 7
 	if [ ! -f "$srcdir/.twheel-complete" ]; then
-		if [ "$suite" = - ]; then
-			tarball=/usr/src/linux-source-$series.tar.xz
-			[ -f "$tarball" ] || die "$tarball missing: run scripts/deps.sh"
-		else
-			tarball=$("$TWHEEL_ROOT/scripts/debian-fetch.sh" "$suite" --extract "linux-source-$series")/usr/src/linux-source-$series.tar.xz
-			[ -f "$tarball" ] || die "$tarball missing in the linux-source-$series package of '$suite'"
-		fi
+		tarball=$("$TWHEEL_ROOT/scripts/debian-fetch.sh" "$suite" --extract "linux-source-$series")/usr/src/linux-source-$series.tar.xz
+		[ -f "$tarball" ] || die "$tarball missing in the linux-source-$series package of '$suite'"
 		log "extracting $tarball (linux-source $ver)"
 		rm -rf "$srcdir" "$srcdir.tmp"
 		tmp=$srcdir.tmp

@@ -5,6 +5,7 @@
 #
 # Idempotent and silent when everything is present; runs `apt-get update`
 # only when something has to be installed.  Needs root (or sudo).
+# `deps.sh --list` prints the packages (scripts/host-state.sh allows them).
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -22,11 +23,8 @@ PACKAGES=(
 	# packaging, install suite: make deb, DKMS, man pages, guests' udev
 	dpkg-dev debhelper dh-dkms dkms lintian python3-docutils pkg-config udev man-db fakeroot
 )
-# Kernels: the stock images + headers and the linux-source packages of the
-# matrix (scripts/kernels.conf) that come from the machine's own suite; other
-# suites' packages are fetched by scripts/debian-fetch.sh when a kernel is built.
-mapfile -t KERNEL_PACKAGES < <(kernel_packages)
-PACKAGES+=("${KERNEL_PACKAGES[@]}")
+# Nothing else: kernels (stock images, headers, linux-source) are downloaded
+# and unpacked into the cache by scripts/debian-fetch.sh, never installed.
 
 missing_packages() {
 	local p status
@@ -38,6 +36,10 @@ missing_packages() {
 
 main() {
 	local missing sudo=()
+	if [ "${1:-}" = --list ]; then
+		printf '%s\n' "${PACKAGES[@]}"
+		return
+	fi
 	mapfile -t missing < <(missing_packages)
 	[ "${#missing[@]}" -gt 0 ] || return 0
 	if [ "$(id -u)" != 0 ]; then

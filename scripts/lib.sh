@@ -38,43 +38,38 @@ kernel_extra() { kernel_line "$1" | awk '{ for (i = 6; i <= NF; i++) printf "%s%
 # Built kernels carry KUnit, the sanitizers and the debug boot options.
 kernel_is_built() { [ "$(kernel_type "$1")" = build ]; }
 
-# Newest installed stock image of a series and flavour, e.g. "6.1 amd64" ->
-# 6.1.0-57-amd64, "6.12 rt-amd64" -> 6.12.117+deb12-rt-amd64.
-# Prints the release string (what `uname -r` says in that kernel).
-stock_release() {
-	local series=$1 flavour=${2:-amd64} f best=""
-	for f in /boot/vmlinuz-"$series".*-"$flavour"; do
-		[ -e "$f" ] || continue
-		f=${f#/boot/vmlinuz-}
-		# 6.1 must not match 6.12: the char after the series is a dot.
-		case $f in "$series".*) ;; *) continue ;; esac
-		# The amd64 flavour must not match rt-amd64 or cloud-amd64.
-		case ${f%-"$flavour"} in *-rt | *-cloud) continue ;; esac
-		best=$(printf '%s\n%s\n' "$best" "$f" | sed '/^$/d' | sort -V | tail -n1)
-	done
-	[ -n "$best" ] || die "no /boot/vmlinuz-$series.*-$flavour: run scripts/deps.sh"
-	printf '%s\n' "$best"
+# Stock kernels are never installed: scripts/debian-fetch.sh downloads the
+# image and headers packages of the machine's own suite and unpacks them
+# into $TWHEEL_CACHE/debian/local/stock/<release>/.
+#
+# The linux-image metapackage of a stock kernel ("6.1 amd64" ->
+# linux-image-amd64, "6.12 rt-amd64" -> linux-image-6.12-rt-amd64).
+stock_meta() {
+	case $1 in
+	6.1) printf 'linux-image-%s\n' "$2" ;;
+	*) printf 'linux-image-%s-%s\n' "$1" "$2" ;;
+	esac
 }
 
-# Release of a stock kernel of the matrix, by name.
+# Release of a stock kernel of the matrix, by name: what `uname -r` says in
+# it (6.1.0-57-amd64, 6.12.118+deb12-rt-amd64).
 kernel_release() {
 	[ "$(kernel_type "$1")" = stock ] || die "kernel '$1' is not a stock kernel"
 	[ "$(kernel_suite "$1")" = - ] ||
 		die "kernel '$1': stock kernels come from the machine's own suite (suite '-')"
-	stock_release "$(kernel_series "$1")" "$(kernel_extra "$1")"
+	"$TWHEEL_ROOT/scripts/debian-fetch.sh" - --release \
+		"$(stock_meta "$(kernel_series "$1")" "$(kernel_extra "$1")")"
 }
+
+# The unpacked root of a stock kernel (downloaded on first use).
+stock_root() { "$TWHEEL_ROOT/scripts/debian-fetch.sh" - --stock "$(kernel_release "$1")"; }
 
 # Version of the linux-source package a built kernel comes from.
 kernel_src_version() {
 	local series suite
 	series=$(kernel_series "$1")
 	suite=$(kernel_suite "$1")
-	if [ "$suite" = - ]; then
-		dpkg-query -W -f='${Version}' "linux-source-$series" 2>/dev/null ||
-			die "linux-source-$series is not installed: run scripts/deps.sh"
-	else
-		"$TWHEEL_ROOT/scripts/debian-fetch.sh" "$suite" --version "linux-source-$series"
-	fi
+	"$TWHEEL_ROOT/scripts/debian-fetch.sh" "$suite" --version "linux-source-$series"
 }
 
 # The config fragments of a built kernel, as paths.
@@ -101,33 +96,15 @@ build_kernel_dir() { printf '%s/kernel/%s\n' "$TWHEEL_CACHE" "$(build_kernel_key
 kernel_kdir() {
 	case $(kernel_type "$1") in
 	build) build_kernel_dir "$1" ;;
-	stock) printf '/usr/src/linux-headers-%s\n' "$(kernel_release "$1")" ;;
+	stock) printf '%s/usr/src/linux-headers-%s\n' "$(stock_root "$1")" "$(kernel_release "$1")" ;;
 	esac
 }
 
 kernel_image() {
 	case $(kernel_type "$1") in
 	build) printf '%s/arch/x86/boot/bzImage\n' "$(build_kernel_dir "$1")" ;;
-	stock) printf '/boot/vmlinuz-%s\n' "$(kernel_release "$1")" ;;
+	stock) printf '%s/boot/vmlinuz-%s\n' "$(stock_root "$1")" "$(kernel_release "$1")" ;;
 	esac
-}
-
-# Debian packages of the stock kernels and the installed linux-source of the
-# built ones (for scripts/deps.sh).
-kernel_packages() {
-	local name type suite series extra
-	kernel_table | while read -r name type suite series _ extra; do
-		[ "$suite" = - ] || continue
-		case $type in
-		build) printf 'linux-source-%s\n' "$series" ;;
-		stock)
-			case $series in
-			6.1) printf 'linux-image-amd64\nlinux-headers-amd64\n' ;;
-			*) printf 'linux-image-%s-%s\nlinux-headers-%s-%s\n' "$series" "$extra" "$series" "$extra" ;;
-			esac
-			;;
-		esac
-	done | sort -u
 }
 
 # Where the module tree for kernel $1 is copied and built.
