@@ -14,8 +14,12 @@
 #ifndef _TWHEEL_COMPAT_H
 #define _TWHEEL_COMPAT_H
 
+#include <linux/build_bug.h>
 #include <linux/hrtimer.h>
 #include <linux/module.h>
+#include <linux/preempt.h>
+#include <linux/sched/isolation.h>
+#include <linux/smp.h>
 
 #include "twheel_compat_probes.h"
 
@@ -42,6 +46,48 @@ static inline void hrtimer_setup(struct hrtimer *timer,
 #ifndef TWHEEL_HAVE_MODULE_IMPORT_NS_STRING
 #undef MODULE_IMPORT_NS
 #define MODULE_IMPORT_NS(ns) MODULE_INFO(import_ns, ns)
+#endif
+
+/*
+ * <kunit/visibility.h> (6.2): without it there is no KUnit build of twheel
+ * either, so the macros take their !CONFIG_KUNIT meaning: static, and no
+ * export (a declaration that only names the symbol, so the ';' after it
+ * stays valid).
+ * Probe: compat/probes/kunit_visibility.c.
+ */
+#ifdef TWHEEL_HAVE_KUNIT_VISIBILITY
+#include <kunit/visibility.h>
+#else
+#define VISIBLE_IF_KUNIT static
+#define EXPORT_SYMBOL_IF_KUNIT twheel_no_export
+#define twheel_no_export(symbol) \
+	static_assert(!__builtin_types_compatible_p(typeof(symbol), void))
+#endif
+
+/*
+ * INIT_CSD() (5.11); before, ->func and ->info of the csd were set by hand.
+ * Probe: compat/probes/init_csd.c.
+ */
+#ifndef TWHEEL_HAVE_INIT_CSD
+#define INIT_CSD(_csd, _func, _info)					\
+	(*(_csd) = (struct __call_single_data){ .func = (_func), .info = (_info) })
+#endif
+
+/*
+ * in_hardirq() (5.11); before, in_irq().
+ * Probe: compat/probes/in_hardirq.c.
+ */
+#ifndef TWHEEL_HAVE_IN_HARDIRQ
+#define in_hardirq() in_irq()
+#endif
+
+/*
+ * The housekeeping calls take an enum hk_type (5.19); before, a flag of
+ * enum hk_flags, which HK_TYPE_TIMER then stands for.
+ * Probe: compat/probes/hk_type_timer.c.
+ */
+#ifndef TWHEEL_HAVE_HK_TYPE_TIMER
+#define HK_TYPE_TIMER HK_FLAG_TIMER
 #endif
 
 #endif /* _TWHEEL_COMPAT_H */

@@ -38,7 +38,6 @@
 #include <linux/sched/isolation.h>
 #include <linux/slab.h>
 #include <linux/string.h>
-#include <kunit/visibility.h>
 
 #include "compat.h"
 #include "wheel.h"

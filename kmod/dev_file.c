@@ -94,8 +94,8 @@
 #include <linux/slab.h>
 #include <linux/time_namespace.h>
 #include <linux/uidgid.h>
-#include <kunit/visibility.h>
 
+#include "compat.h"
 #include "dev.h"
 
 /* Default and most live timeouts one open file may hold. */

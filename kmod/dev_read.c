@@ -42,8 +42,8 @@
 #include <linux/poll.h>
 #include <linux/sched.h>
 #include <linux/uio.h>
-#include <kunit/visibility.h>
 
+#include "compat.h"
 #include "dev.h"
 
 /* Bit of tf->waker_armed. */

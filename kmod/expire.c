@@ -60,8 +60,8 @@
 #include <linux/ktime.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
-#include <kunit/visibility.h>
 
+#include "compat.h"
 #include "wheel.h"
 #include "trace.h"
 
@@ -370,7 +370,7 @@ static u64 run_allowance(struct tw_cpu_runs *runs,
 		return 0;
 	left = TW_RUN_NS - runs->used;
 	if (runs->left_work & ~BIT(base->clock))
-		left = min(left, TW_RUN_NS / TW_NR_CLOCKS);
+		left = min_t(u64, left, TW_RUN_NS / TW_NR_CLOCKS);
 	return left;
 }
 

@@ -13,8 +13,8 @@
 #include <linux/seq_file.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
-#include <kunit/visibility.h>
 
+#include "compat.h"
 #include "wheel.h"
 
 static struct dentry *tw_debugfs_dir;

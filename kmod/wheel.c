@@ -64,8 +64,8 @@
 #include <linux/moduleparam.h>
 #include <linux/overflow.h>
 #include <linux/sched/isolation.h>
-#include <kunit/visibility.h>
 
+#include "compat.h"
 #include "wheel.h"
 #include "trace.h"
 
