@@ -50,7 +50,7 @@ main() {
 	# and kbuild would then skip the check with only a note).
 	local check=()
 	case " $* " in *" C="[12]" "*) check=("CHECK=$("$TWHEEL_ROOT/scripts/sparse.sh" "$kdir")") ;; esac
-	make -C "$kdir" M="$(cd "$dest" && pwd)" "${samples[@]+"${samples[@]}"}" \
+	PATH=$(kernel_tool_path "$kernel")$PATH make -C "$kdir" M="$(cd "$dest" && pwd)" "${samples[@]+"${samples[@]}"}" \
 		"${check[@]+"${check[@]}"}" "$@" modules 2>&1
 }
 

@@ -33,6 +33,7 @@
 #                                                        at /usr/src/linux-headers-RELEASE;
 #                                                        print the root
 #        scripts/debian-fetch.sh SUITE --headers RELEASE the .deb files of those headers
+#        scripts/debian-fetch.sh SUITE --gcc VERSION     gcc-VERSION unpacked; print its bin dir
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -212,6 +213,26 @@ header_debs() {
 	done
 }
 
+# A gcc of the suite (the one its kernel headers name), runnable from the
+# cache: the driver finds cc1 and its headers relative to itself.
+extract_gcc() {
+	local v=$1 root=$DIR/toolchain/gcc-$1 p
+	exec 9>"$DIR/.lock"
+	flock 9
+	if [ ! -f "$root/.twheel-complete" ]; then
+		rm -rf "$root"
+		mkdir -p "$root"
+		for p in "gcc-$v" "cpp-$v" "libgcc-$v-dev" "gcc-$v-base"; do
+			dpkg-deb -x "$(fetch_deb "$p")" "$root"
+		done
+		"$root/usr/bin/gcc-$v" --version >/dev/null ||
+			die "gcc-$v of '$SUITE' does not run on this machine"
+		touch "$root/.twheel-complete"
+	fi
+	exec 9>&-
+	printf '%s\n' "$root/usr/bin"
+}
+
 extract_stock() {
 	local rel=$1 root=$DIR/stock/$1 p debs=()
 	exec 9>"$DIR/.lock"
@@ -235,7 +256,7 @@ extract_stock() {
 }
 
 main() {
-	[ $# = 3 ] || die "usage: $0 SUITE --version|--deb|--extract|--source|--release|--stock|--headers PKG"
+	[ $# = 3 ] || die "usage: $0 SUITE --version|--deb|--extract|--source|--release|--stock|--headers|--gcc PKG"
 	SUITE=$1
 	setup "$SUITE"
 	case $2 in
@@ -246,7 +267,8 @@ main() {
 	--release) meta_release "$3" ;;
 	--stock) extract_stock "$3" ;;
 	--headers) header_debs "$3" ;;
-	*) die "usage: $0 SUITE --version|--deb|--extract|--source|--release|--stock|--headers PKG" ;;
+	--gcc) extract_gcc "$3" ;;
+	*) die "usage: $0 SUITE --version|--deb|--extract|--source|--release|--stock|--headers|--gcc PKG" ;;
 	esac
 }
 

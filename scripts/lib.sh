@@ -39,14 +39,16 @@ kernel_extra() { kernel_line "$1" | awk '{ for (i = 6; i <= NF; i++) printf "%s%
 kernel_is_built() { [ "$(kernel_type "$1")" = build ]; }
 
 # Stock kernels are never installed: scripts/debian-fetch.sh downloads the
-# image and headers packages of the machine's own suite and unpacks them
-# into $TWHEEL_CACHE/debian/local/stock/<release>/.
+# image and headers packages of their suite (the machine's own for "-") and
+# unpacks them into $TWHEEL_CACHE/debian/<suite>/stock/<release>/.
 #
-# The linux-image metapackage of a stock kernel ("6.1 amd64" ->
-# linux-image-amd64, "6.12 rt-amd64" -> linux-image-6.12-rt-amd64).
+# The linux-image metapackage of a stock kernel: the suite's own kernel has
+# the bare one ("6.1 amd64" -> linux-image-amd64 in Debian 12, 5.10 in
+# Debian 11), a newer series its own ("6.12 rt-amd64" ->
+# linux-image-6.12-rt-amd64).
 stock_meta() {
 	case $1 in
-	6.1) printf 'linux-image-%s\n' "$2" ;;
+	6.1 | 5.10) printf 'linux-image-%s\n' "$2" ;;
 	*) printf 'linux-image-%s-%s\n' "$1" "$2" ;;
 	esac
 }
@@ -55,14 +57,26 @@ stock_meta() {
 # it (6.1.0-57-amd64, 6.12.118+deb12-rt-amd64).
 kernel_release() {
 	[ "$(kernel_type "$1")" = stock ] || die "kernel '$1' is not a stock kernel"
-	[ "$(kernel_suite "$1")" = - ] ||
-		die "kernel '$1': stock kernels come from the machine's own suite (suite '-')"
-	"$TWHEEL_ROOT/scripts/debian-fetch.sh" - --release \
+	"$TWHEEL_ROOT/scripts/debian-fetch.sh" "$(kernel_suite "$1")" --release \
 		"$(stock_meta "$(kernel_series "$1")" "$(kernel_extra "$1")")"
 }
 
 # The unpacked root of a stock kernel (downloaded on first use).
-stock_root() { "$TWHEEL_ROOT/scripts/debian-fetch.sh" - --stock "$(kernel_release "$1")"; }
+stock_root() {
+	"$TWHEEL_ROOT/scripts/debian-fetch.sh" "$(kernel_suite "$1")" --stock "$(kernel_release "$1")"
+}
+
+# What to put in front of PATH to build modules for kernel $1: nothing, or
+# for a stock kernel whose headers name a gcc-N this machine lacks (Debian
+# 11's gcc-10), that gcc of the kernel's suite, unpacked into the cache.
+kernel_tool_path() {
+	local v
+	[ "$(kernel_type "$1")" = stock ] || return 0
+	v=$(sed -n 's/^CC = .*gcc-\([0-9][0-9]*\)$/\1/p' "$(kernel_kdir "$1")/.kernelvariables" 2>/dev/null)
+	[ -n "$v" ] || return 0
+	command -v "gcc-$v" >/dev/null && return 0
+	printf '%s:\n' "$("$TWHEEL_ROOT/scripts/debian-fetch.sh" "$(kernel_suite "$1")" --gcc "$v")"
+}
 
 # Version of the linux-source package a built kernel comes from.
 kernel_src_version() {
