@@ -313,13 +313,24 @@ static int pin_self(int cpu)
 	return sched_setaffinity(0, sizeof(set), &set) ? -errno : 0;
 }
 
+/*
+ * A change of credentials makes the process non-dumpable, and its
+ * /proc/self entries root's: on 5.10 (seen) the process can then no longer
+ * read its own /proc/self/fdinfo.  A program started as @uid is dumpable;
+ * so is the test after it became one.
+ */
+static int dumpable_again(void)
+{
+	return prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) ? -errno : 0;
+}
+
 /* In a forked child: become @uid (and group) with no capabilities left. */
 static int drop_to(uid_t uid)
 {
 	if (setgroups(0, NULL) || setresgid(uid, uid, uid) ||
 	    setresuid(uid, uid, uid))
 		return -errno;
-	return 0;
+	return dumpable_again();
 }
 
 /* Allow the caller CPUs 0 and 1, the ones the tests arm on; 0 or -errno. */
@@ -352,7 +363,7 @@ static int act_as(uid_t uid)
 {
 	if (setresgid(uid, uid, 0) || setresuid(uid, uid, 0))
 		return -errno;
-	return 0;
+	return dumpable_again();
 }
 
 static int act_as_root(void)
