@@ -222,10 +222,10 @@ dkms-uninstall:
 deb:
 	@scripts/deb.sh
 
-# The install suite alone; its guests boot the stock kernels (6.1 and 6.12,
-# or those of KERNELS).
+# The install suite alone; its guests boot the stock kernels (5.10, 6.1 and
+# 6.12, or those of KERNELS).
 check-install:
-	@scripts/check.sh --kernels "$(or $(filter 6.1 6.12,$(KERNELS)),6.1 6.12)" --suites install $(CHECK_OPTS)
+	@scripts/check.sh --kernels "$(or $(filter 5.10 6.1 6.12,$(KERNELS)),5.10 6.1 6.12)" --suites install $(CHECK_OPTS)
 
 # make stress: the long runs: userspace-test/fuzz_test,
 # hotplug_test's churn_full_size and module_test's load_unload_full_size at

@@ -10,7 +10,8 @@
 #      mounted in a private mount namespace and entered with chroot.  The
 #      machine's own files are never written.  In it: dpkg --purge of any
 #      twheel package the machine has (a fresh install every time), the
-#      stock kernels' headers packages from the cache (scripts/debian-fetch.sh),
+#      stock kernels' headers packages from the cache (scripts/debian-fetch.sh;
+#      another suite's unpacked, with its gcc, see other_suite_headers),
 #      then apt-get install ./twheel-dkms ./libtwheel1 ./libtwheel-dev
 #      ./twheel-tools ./python3-twheel: DKMS builds the module for each
 #      kernel; `dkms status` must say "installed" for each
@@ -19,7 +20,7 @@
 #   4. lib/tests/pkgconfig_test.c is built with
 #      $(pkg-config --cflags --libs libtwheel): dynamically linked against
 #      the installed libtwheel.so.1
-#   5. per stock kernel (6.1, 6.12): a guest whose initramfs carries the
+#   5. per stock kernel (5.10, 6.1, 6.12): a guest whose initramfs carries the
 #      DKMS-built module in /lib/modules/<release>/updates/dkms with
 #      modules.dep made by depmod, Debian's kmod (modprobe) and udev
 #      (systemd-udevd, udevadm) with their libraries, the installed udev rule,
@@ -30,7 +31,7 @@
 #      unloads with `modprobe -r`.
 # Results go to the ledger under suite "install".
 #
-# Usage: scripts/check-install.sh [--kernels "6.1 6.12"] [--tests GLOB] [--show]
+# Usage: scripts/check-install.sh [--kernels "5.10 6.1 6.12"] [--tests GLOB] [--show]
 # Needs root (mount, chroot). Environment: as scripts/check.sh.
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
@@ -43,7 +44,7 @@ if [ -z "${TWHEEL_INSTALL_NS:-}" ]; then
 	TWHEEL_INSTALL_NS=1 exec unshare --mount --propagation private "$0" "$@"
 fi
 
-KERNELS="6.1 6.12"
+KERNELS="5.10 6.1 6.12"
 # The module DKMS builds is the source the guest phase of make check
 # already tested on these kernels with the whole userspace suite, built the
 # same way.  Here only what the packages bring: the ABI (module and
@@ -122,6 +123,32 @@ apt_in_root() {
 		--no-install-recommends "$@" >"$log" 2>&1 || { tail -n 20 "$log" >&2; return 1; }
 }
 
+# The headers of a kernel of another suite (Debian 11's 5.10) cannot be
+# installed with this machine's apt (they depend on that suite's compiler
+# package): unpack them into the throwaway root, with that suite's gcc-N as
+# /usr/bin/gcc-N, as on a machine of that suite.  DKMS needs no more.
+other_suite_headers() {
+	local k=$1 rel=$2 suite p bin
+	suite=$(kernel_suite "$k")
+	# --keep-directory-symlink: the packages' ./lib/ must not replace the
+	# root's /lib -> usr/lib.
+	while read -r p; do
+		dpkg-deb --fsys-tarfile "$p" | tar -x -C "$ROOT" --keep-directory-symlink
+	done < <("$TWHEEL_ROOT/scripts/debian-fetch.sh" "$suite" --headers "$rel")
+	bin=$(kernel_tool_path "$k")
+	bin=${bin%:}
+	[ -z "$bin" ] && return 0
+	mkdir -p "$ROOT/opt/twheel-$suite"
+	cp -a "${bin%/usr/bin}/." "$ROOT/opt/twheel-$suite/"
+	for p in "$bin"/gcc-[0-9]*; do
+		case $p in *-ar-* | *-nm-* | *-ranlib-*) continue ;; esac
+		printf '#!/bin/sh\nexec /opt/twheel-%s/usr/bin/%s "$@"\n' "$suite" "$(basename "$p")" \
+			>"$ROOT/usr/bin/$(basename "$p")"
+		chmod 0755 "$ROOT/usr/bin/$(basename "$p")"
+	done
+	log "install: unpacked the $suite headers of $rel (and its gcc) into the throwaway root"
+}
+
 install_debs() {
 	local debs=() hdrs=() p k rel st installed
 	mkdir -p "$ROOT/tmp/debs"
@@ -144,17 +171,26 @@ install_debs() {
 	fi
 	for k in $KERNELS; do
 		rel=$(kernel_release "$k")
+		if [ "$(kernel_suite "$k")" != - ]; then
+			other_suite_headers "$k" "$rel" || return 1
+			continue
+		fi
 		while read -r p; do
 			cp "$p" "$ROOT/tmp/debs/"
 			hdrs+=("/tmp/debs/$(basename "$p")")
 		done < <("$TWHEEL_ROOT/scripts/debian-fetch.sh" - --headers "$rel")
 	done
-	log "install: apt-get install the headers of $KERNELS in the throwaway root"
-	apt_in_root "$OUT/apt-headers.log" "${hdrs[@]}" ||
-		{ rec fail - "apt-get install of the kernel headers in the throwaway root (see $OUT/apt-headers.log)"; return 1; }
+	if [ "${#hdrs[@]}" -gt 0 ]; then
+		log "install: apt-get install ${hdrs[*]} in the throwaway root"
+		apt_in_root "$OUT/apt-headers.log" "${hdrs[@]}" ||
+			{ rec fail - "apt-get install of the kernel headers in the throwaway root (see $OUT/apt-headers.log)"; return 1; }
+	fi
 	log "install: apt-get install ${debs[*]} in the throwaway root"
-	apt_in_root "$OUT/apt.log" "${debs[@]}" ||
-		{ rec fail - "apt-get install ./*.deb (see $OUT/apt.log)"; return 1; }
+	if ! apt_in_root "$OUT/apt.log" "${debs[@]}"; then
+		cp "$ROOT"/var/lib/dkms/twheel/*/build/make.log "$OUT/dkms-make.log" 2>/dev/null || true
+		rec fail - "apt-get install ./*.deb (see $OUT/apt.log, $OUT/dkms-make.log)"
+		return 1
+	fi
 	rec pass - "apt-get install ${PKGS[*]} (in a throwaway root)"
 	for k in $KERNELS; do
 		rel=$(kernel_release "$k")
@@ -320,7 +356,7 @@ main() {
 	build_pkgconfig_prog || return 0
 	local k
 	for k in $KERNELS; do
-		case $k in 6.1 | 6.12) run_kernel "$k" ;; *) log "install: no install guest for kernel '$k' (stock kernels only)" ;; esac
+		case $k in 5.10 | 6.1 | 6.12) run_kernel "$k" ;; *) log "install: no install guest for kernel '$k' (stock kernels only)" ;; esac
 	done
 }
 

@@ -426,7 +426,7 @@ main() {
 	if want install; then
 		phase "install suite (scripts/check-install.sh: make deb, apt-get install, DKMS, guests)"
 		local stock="" opts=()
-		for k in $KERNELS; do case $k in 6.1 | 6.12) stock="$stock $k" ;; esac; done
+		for k in $KERNELS; do case $k in 5.10 | 6.1 | 6.12) stock="$stock $k" ;; esac; done
 		[ -z "$TESTS" ] || opts+=(--tests "$TESTS")
 		[ "$SHOW" = 0 ] || opts+=(--show)
 		"$TWHEEL_ROOT/scripts/check-install.sh" --kernels "${stock# }" "${opts[@]+"${opts[@]}"}" ||
