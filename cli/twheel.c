@@ -206,6 +206,7 @@ static void jbits(const char *k, uint64_t v, const char *const *names,
 
 static const char *const feat_names[] = {
 	"INFO", "ARM", "REARM", "CANCEL", "BATCH", "GET", "DRAIN", "STATS",
+	"SHARE",
 };
 static const char *const arm_flag_names[] = {
 	"ABS", "CPU", "FIXED_DELAY", "BOOTTIME",

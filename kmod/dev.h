@@ -14,7 +14,9 @@
 
 #include <linux/compiler.h>
 #include <linux/kernel.h>
+#include <linux/ktime.h>
 #include <linux/mutex.h>
+#include <linux/overflow.h>
 #include <linux/twheel.h>
 #include <linux/types.h>
 #include <linux/wait.h>
@@ -28,7 +30,9 @@ struct iov_iter;
 struct kiocb;
 struct poll_table_struct;
 struct seq_file;
+struct twdev_share;
 struct twdev_user;
+struct vm_area_struct;
 
 /* A slot that reached this generation is retired (dev_file.c). */
 #define TWDEV_GEN_LAST		(U32_MAX - 1)
@@ -38,6 +42,21 @@ struct twdev_user;
 
 /* Dead timeouts a file keeps for reuse (still charged to its memcg). */
 #define TWDEV_FREE_MAX		1024U
+
+/*
+ * Kernel memory one timeout costs, for the default per-user limit: the
+ * object (96 bytes) and its share of the xarray, rounded up. Other memory
+ * a user makes a file hold is charged as this many bytes per timeout.
+ */
+#define TWDEV_TIMEOUT_COST	128UL
+
+/*
+ * Memory a file allocates for its user is charged to the caller's memory
+ * cgroup. Past its limit the call fails with -ENOMEM instead of waking the
+ * OOM killer, and a failure is the caller's business: no allocation warning.
+ */
+#define TWDEV_GFP		(GFP_KERNEL_ACCOUNT | __GFP_NORETRY | \
+				 __GFP_NOWARN)
 
 /* Slot mark of a timeout whose record is waiting to be read. */
 #define TWDEV_READY		XA_MARK_1
@@ -86,6 +105,7 @@ struct twdev_counters {
  * @ns_off: per clock, the offset of the opener's time namespace: absolute
  *	times the file takes and gives are the kernel's plus this
  * @read_cursor: slot at which read() looks for the next record (under @lock)
+ * @share: the table shared with the program, or NULL (dev_share.c)
  * @counters: what TWHEEL_IOC_STATS reports
  */
 struct twdev_file {
@@ -104,6 +124,7 @@ struct twdev_file {
 	u32 key;
 	s64 ns_off[TW_NR_CLOCKS];
 	unsigned long read_cursor;
+	struct twdev_share *share;
 	struct twdev_counters counters;
 };
 
@@ -218,6 +239,49 @@ static inline bool twdev_has_ready(const struct twdev_file *tf)
 	return READ_ONCE(tf->nr_queued) != 0;
 }
 
+/* @ns moved by @off, kept inside 0..KTIME_MAX. */
+static inline u64 twdev_shift_time(u64 ns, s64 off)
+{
+	s64 t;
+
+	if (check_add_overflow((s64)ns, off, &t))
+		return KTIME_MAX;
+	return t < 0 ? 0 : t;
+}
+
+/**
+ * twdev_to_user_time() - a kernel time as the file's opener reads it
+ * @tf: the file
+ * @clock: the clock of @ns
+ * @ns: a time of @clock as the kernel reads it, at most KTIME_MAX
+ *
+ * Return: @ns in @clock of the opener's time namespace, as timerfd and
+ * clock_gettime() give it.
+ */
+static inline u64 twdev_to_user_time(const struct twdev_file *tf,
+				     enum tw_clock clock, u64 ns)
+{
+	return twdev_shift_time(ns, tf->ns_off[clock]);
+}
+
+/**
+ * twdev_from_user_time() - an absolute time of the file's opener, for the
+ *	kernel
+ * @tf: the file
+ * @clock: the clock of @ns
+ * @ns: a time of @clock in the opener's time namespace, at most KTIME_MAX
+ *
+ * Like timens_ktime_to_host(), which modules cannot call: a time before the
+ * namespace's offset has passed for the kernel too, and is 0.
+ *
+ * Return: @ns as the kernel reads @clock.
+ */
+static inline u64 twdev_from_user_time(const struct twdev_file *tf,
+				       enum tw_clock clock, u64 ns)
+{
+	return twdev_shift_time(ns, -tf->ns_off[clock]);
+}
+
 /* dev_file.c */
 struct twdev_file *twdev_file_new(void);
 void twdev_file_free(struct twdev_file *tf);
@@ -234,16 +298,29 @@ void twdev_stats(struct twdev_file *tf, struct twheel_stats *out);
 void twdev_discard(struct twdev_file *tf, struct twdev_timeout *tdt);
 void twdev_start(struct twdev_timeout *tdt, u64 now);
 unsigned long twdev_max_user_timeouts(void);
-u64 twdev_to_user_time(const struct twdev_file *tf, enum tw_clock clock,
-		       u64 ns);
-u64 twdev_from_user_time(const struct twdev_file *tf, enum tw_clock clock,
-			 u64 ns);
 void twdev_show_fdinfo(struct seq_file *m, struct file *file);
 int twdev_file_init(void);
 void twdev_file_exit(void);
 int twdev_resolve(const struct twdev_file *tf, enum tw_clock clock,
 		  u64 expires, u32 flags, u64 mono_now, u64 *deadline,
 		  u64 *now);
+
+/* dev_file.c: the users' allowance, in timeouts; the shared table */
+int twdev_charge(struct twdev_file *tf, unsigned long n);
+void twdev_uncharge(struct twdev_file *tf, unsigned long n);
+int twdev_share(struct twdev_file *tf, struct twheel_share *req);
+
+/* dev_share.c */
+size_t twdev_share_size(u32 slots);
+struct twdev_share *twdev_share_new(struct twheel_share *req, u32 most);
+void twdev_share_release(struct twdev_share *sh);
+bool twdev_share_limit(const struct twdev_file *tf, struct xa_limit *limit);
+void twdev_share_set(const struct twdev_timeout *tdt);
+void twdev_share_next(const struct twdev_timeout *tdt, u64 old);
+void twdev_share_clear(const struct twdev_timeout *tdt);
+u64 twdev_pushed(const struct twdev_timeout *tdt, u64 deadline, u64 now);
+size_t twdev_share_bytes(const struct twdev_file *tf);
+int twdev_mmap(struct file *file, struct vm_area_struct *vma);
 
 /* dev_read.c */
 void twdev_expire(struct twheel_timeout *t);

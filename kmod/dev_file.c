@@ -9,7 +9,8 @@
  * may use (twdev_may_use_cpu()) are decided here too, for dev_ioctl.c's
  * checks and for a re-arm, whose clock is the timeout's own.
  * Expiries reach the file through dev_read.c, which also serves read() and
- * poll. Closing the file shuts down and frees all of its timeouts.
+ * poll; a file may share its timeouts' deadlines with its program
+ * (dev_share.c). Closing the file shuts down and frees all of its timeouts.
  *
  * The device is mode 0666, like timerfd_create() which any user may call.
  * What one user can make the kernel hold is bounded: live timeouts per file
@@ -53,7 +54,11 @@
  * tf->lock (a mutex) serialises every ioctl that touches timeouts and every
  * read() of the file. The set of timeouts, their handles, deadlines and
  * periods, the free list and the counters @nr_live, @nr_free and
- * @read_cursor only change under it, in process context.
+ * @read_cursor only change under it, in process context; but for one
+ * thing: the callback of a file with a shared table files its timeout
+ * again for the later deadline the program stored, and sets @deadline
+ * (dev_share.c), so a timeout's deadline is read with READ_ONCE() while it
+ * may be armed.
  *
  * The xarray's own lock (taken with softirqs disabled; the callbacks run in
  * softirq context) guards what a callback changes: the READY marks,
@@ -101,21 +106,8 @@
 /* Default and most live timeouts one open file may hold. */
 #define TWDEV_MAX_PENDING_DEFAULT	1048576U
 #define TWDEV_MAX_PENDING_MAX		67108864U
-/*
- * Kernel memory one timeout costs, for the default per-user limit: the
- * object (96 bytes) and its share of the xarray, rounded up.
- */
-#define TWDEV_TIMEOUT_COST	128UL
 /* Share of RAM one user's timeouts may take by default: 1/25, i.e. 4%. */
 #define TWDEV_USER_RAM_DIVISOR	25UL
-
-/*
- * Per-timeout memory is charged to the caller's memory cgroup. Past its
- * limit an arm fails with -ENOMEM instead of waking the OOM killer, and a
- * failure is the caller's business: no allocation warning.
- */
-#define TWDEV_GFP		(GFP_KERNEL_ACCOUNT | __GFP_NORETRY | \
-				 __GFP_NOWARN)
 
 static unsigned int max_pending = TWDEV_MAX_PENDING_DEFAULT;
 
@@ -238,39 +230,109 @@ static void twdev_user_put(struct twdev_user *u)
 	kfree(u);
 }
 
-/* Give back one timeout to the first @n users of @tf. */
-static void twdev_uncharge(struct twdev_file *tf, unsigned int n)
+/* Give back @n timeouts to the first @nr_users users of @tf. */
+static void twdev_uncharge_users(struct twdev_file *tf, unsigned int nr_users,
+				 unsigned long n)
 {
-	while (n--)
-		atomic_long_dec(&tf->users[n]->nr_timeouts);
+	while (nr_users--)
+		atomic_long_sub(n, &tf->users[nr_users]->nr_timeouts);
 }
 
-/* Charge one more timeout to every user of @tf, or -ENOSPC (none). */
-static int twdev_charge(struct twdev_file *tf)
+/**
+ * twdev_uncharge() - give back timeouts to the users of a file
+ * @tf: the file
+ * @n: how many, as twdev_charge() took them
+ */
+void twdev_uncharge(struct twdev_file *tf, unsigned long n)
+{
+	twdev_uncharge_users(tf, tf->nr_users, n);
+}
+
+/**
+ * twdev_charge() - charge timeouts to every user of a file
+ * @tf: the file
+ * @n: how many
+ *
+ * Return: 0, or -ENOSPC if a user would go past its limit (then nothing
+ * is charged).
+ */
+int twdev_charge(struct twdev_file *tf, unsigned long n)
 {
 	unsigned long max = twdev_max_user_timeouts();
 	unsigned int i;
 
 	for (i = 0; i < tf->nr_users; i++) {
-		if (atomic_long_inc_return(&tf->users[i]->nr_timeouts) > max) {
-			twdev_uncharge(tf, i + 1);
+		if (atomic_long_add_return(n, &tf->users[i]->nr_timeouts) >
+		    max) {
+			twdev_uncharge_users(tf, i + 1, n);
 			return -ENOSPC;
 		}
 	}
 	return 0;
 }
 
+/* Timeouts that take as much memory as a table of @size bytes. */
+static unsigned long twdev_share_cost(size_t size)
+{
+	return DIV_ROUND_UP(size, TWDEV_TIMEOUT_COST);
+}
+
+/**
+ * twdev_share() - give a file its shared timeout table (dev_share.c)
+ * @tf: the file, with @tf->lock held
+ * @req: a TWHEEL_IOC_SHARE request, its flags checked; its answer is
+ *	filled in on success
+ *
+ * Context: process context; allocates.
+ * Return: 0; -EBUSY if the file has a table or has armed a timeout;
+ * -EINVAL for a table of fewer than two entries or more than the file may
+ * use; -ENOSPC past a per-user limit; -ENOMEM.
+ */
+int twdev_share(struct twdev_file *tf, struct twheel_share *req)
+{
+	u32 most = tf->max_pending + 1;
+	struct twdev_share *sh;
+	unsigned long cost;
+
+	lockdep_assert_held(&tf->lock);
+	if (tf->share || !xa_empty(&tf->timeouts))
+		return -EBUSY;
+	if (req->slots < 2 || req->slots > most)
+		return -EINVAL;
+	cost = twdev_share_cost(twdev_share_size(req->slots));
+	if (twdev_charge(tf, cost))
+		return -ENOSPC;
+	sh = twdev_share_new(req, most);
+	if (!sh) {
+		twdev_uncharge(tf, cost);
+		return -ENOMEM;
+	}
+	/* Pairs with smp_load_acquire() in twdev_mmap(). */
+	smp_store_release(&tf->share, sh);
+	return 0;
+}
+
+/* Free the table of @tf, if it has one, and give back its charge. */
+static void twdev_share_free(struct twdev_file *tf)
+{
+	if (!tf->share)
+		return;
+	twdev_uncharge(tf, twdev_share_cost(twdev_share_bytes(tf)));
+	twdev_share_release(tf->share);
+	tf->share = NULL;
+}
+
 /* A new timeout for @tf's users, or -ENOSPC past a per-user limit. */
 static struct twdev_timeout *twdev_timeout_alloc(struct twdev_file *tf)
 {
 	struct twdev_timeout *tdt;
-	int ret = twdev_charge(tf);
+	int ret = twdev_charge(tf, 1);
 
 	if (ret)
 		return ERR_PTR(ret);
 	tdt = kmem_cache_zalloc(twdev_timeout_cache, TWDEV_GFP);
 	if (!tdt) {
-		twdev_uncharge(tf, tf->nr_users);
+		twdev_uncharge(tf, 1);
 		return ERR_PTR(-ENOMEM);
 	}
 	twheel_timeout_init(&tdt->tw, twdev_expire);
@@ -283,7 +345,7 @@ static void twdev_timeout_free(struct twdev_file *tf,
 			       struct twdev_timeout *tdt)
 {
 	kmem_cache_free(twdev_timeout_cache, tdt);
-	twdev_uncharge(tf, tf->nr_users);
+	twdev_uncharge(tf, 1);
 }
 
 /* Is @uid one of the users @tf charges already? */
@@ -341,6 +403,7 @@ static void twdev_kill(struct twdev_file *tf, struct twdev_timeout *tdt)
 	u32 slot = twdev_slot(tdt);
 
 	WRITE_ONCE(tf->nr_live, tf->nr_live - 1);
+	twdev_share_clear(tdt);
 	tdt->handle = slot;
 	if (tdt->gen >= TWDEV_GEN_LAST)
 		return;
@@ -403,6 +466,7 @@ static bool twdev_take_spare(struct twdev_file *tf, struct twdev_timeout *tdt)
 static struct twdev_timeout *twdev_take(struct twdev_file *tf)
 {
 	struct twdev_timeout *tdt = tf->free;
+	struct xa_limit limit = xa_limit_32b;
 	u32 slot;
 	int ret;
 
@@ -414,7 +478,9 @@ static struct twdev_timeout *twdev_take(struct twdev_file *tf)
 	tdt = twdev_timeout_alloc(tf);
 	if (IS_ERR(tdt) || twdev_take_spare(tf, tdt))
 		return tdt;
-	ret = xa_alloc_bh(&tf->timeouts, &slot, tdt, xa_limit_32b, TWDEV_GFP);
+	/* A file with a shared table has slots in it only. */
+	twdev_share_limit(tf, &limit);
+	ret = xa_alloc_bh(&tf->timeouts, &slot, tdt, limit, TWDEV_GFP);
 	if (ret) {
 		twdev_timeout_free(tf, tdt);
 		return ERR_PTR(ret == -EBUSY ? -ENOSPC : ret);
@@ -477,6 +543,7 @@ int twdev_arm(struct twdev_file *tf, const struct twdev_req *req,
 	tdt->flags = req->flags;
 	tw_set_clock(&tdt->tw, req->clock);
 	twdev_new_handle(tf, tdt);
+	twdev_share_set(tdt);
 	WRITE_ONCE(tf->nr_live, tf->nr_live + 1);
 	tf->counters.armed++;
 	twdev_start(tdt, req->now);
@@ -589,19 +656,25 @@ int twdev_rearm(struct twdev_file *tf, const struct twdev_req *req)
 			    req->mono_now, &deadline, &now);
 	if (ret)
 		return ret;
-	tdt->deadline = deadline;
 	/*
 	 * Still pending: moved in one step, and its old arming can no longer
 	 * fire (a pending timeout has no record queued: a fired one is armed
 	 * again only when its record is read). Otherwise its callback may be
 	 * running and would queue a record for the old arming: wait for it
-	 * and drop the record.
+	 * and drop the record. With a shared table the callback may file the
+	 * timeout again and change its deadline (dev_share.c), so that is
+	 * always waited for first.
 	 */
-	if (tw_mod(&tdt->tw, tdt->deadline, now, tdt->cpu,
-		   TWHEEL_MOD_PENDING_ONLY) == 1)
-		return 0;
+	if (!tf->share) {
+		tdt->deadline = deadline;
+		if (tw_mod(&tdt->tw, deadline, now, tdt->cpu,
+			   TWHEEL_MOD_PENDING_ONLY) == 1)
+			return 0;
+	}
 	twheel_cancel_sync(&tdt->tw);
 	twdev_unqueue(tf, tdt);
+	tdt->deadline = deadline;
+	twdev_share_set(tdt);
 	twdev_start(tdt, now);
 	return 0;
 }
@@ -617,7 +690,8 @@ int twdev_rearm(struct twdev_file *tf, const struct twdev_req *req)
  *
  * Context: process context; may wait for the timeout's callback.
  * Return: 0, or with TWHEEL_CANCEL_REPORT TWHEEL_CANCELLED_ARMED (it had not
- * fired) or TWHEEL_CANCELLED_QUEUED (it had, and its record is dropped);
+ * fired, or its program pushed it out since) or TWHEEL_CANCELLED_QUEUED (it
+ * had, and its record is dropped);
  * -ENOENT if @handle names no live timeout of @tf.
  */
 int twdev_cancel(struct twdev_file *tf, u64 handle, u32 flags)
@@ -632,12 +706,17 @@ int twdev_cancel(struct twdev_file *tf, u64 handle, u32 flags)
 	was_armed = twheel_cancel_sync(&tdt->tw);
 	/*
 	 * Taken off the wheel before it fired, it has no record: a timeout
-	 * that fired is armed again only once its record has been read.
+	 * that fired is armed again only once its record has been read. One
+	 * whose record waits but whose program pushed it out since counts as
+	 * armed, as read() would have filed it again (and GET says).
 	 */
-	if (was_armed)
+	if (was_armed) {
 		twdev_kill(tf, tdt);
-	else
+	} else {
+		was_armed = !!twdev_pushed(tdt, tdt->deadline,
+					   tw_clock_ns(twdev_clock(tdt)));
 		twdev_discard(tf, tdt);
+	}
 	tf->counters.cancelled++;
 	if (!(flags & TWHEEL_CANCEL_REPORT))
 		return 0;
@@ -654,17 +733,29 @@ static void twdev_describe(struct twdev_file *tf, struct twdev_timeout *tdt,
 			   u64 mono_now, struct twheel_get *out)
 {
 	u64 now = tw_clock_from_mono(mono_now, twdev_clock(tdt));
+	u64 deadline, pushed;
 	bool queued;
 
 	xa_lock_bh(&tf->timeouts);
 	queued = xa_get_mark(&tf->timeouts, twdev_slot(tdt), TWDEV_READY) ||
 		 !twheel_pending(&tdt->tw);
+	/* A callback that files it again changes it (dev_share.c). */
+	deadline = READ_ONCE(tdt->deadline);
 	xa_unlock_bh(&tf->timeouts);
+	/*
+	 * Due at what the program stored, if later: a queued record of it
+	 * would not be read but filed again for that (dev_read.c).
+	 */
+	pushed = twdev_pushed(tdt, deadline, now);
+	if (pushed) {
+		deadline = pushed;
+		queued = false;
+	}
 	memset(out, 0, sizeof(*out));
 	out->handle = tdt->handle;
 	out->cookie = tdt->cookie;
-	out->deadline = twdev_to_user_time(tf, twdev_clock(tdt), tdt->deadline);
-	out->remaining = tdt->deadline > now ? tdt->deadline - now : 0;
+	out->deadline = twdev_to_user_time(tf, twdev_clock(tdt), deadline);
+	out->remaining = deadline > now ? deadline - now : 0;
 	out->period = tdt->period;
 	out->state = queued ? TWHEEL_STATE_QUEUED : TWHEEL_STATE_ARMED;
 	out->flags = tdt->flags;
@@ -675,8 +766,8 @@ static void twdev_describe(struct twdev_file *tf, struct twdev_timeout *tdt,
 		out->cpu = tdt->cpu;
 	}
 	if (queued && tdt->period && !(tdt->flags & TWHEEL_ARM_FIXED_DELAY) &&
-	    now > tdt->deadline)
-		out->overrun = div64_u64(now - tdt->deadline, tdt->period);
+	    now > deadline)
+		out->overrun = div64_u64(now - deadline, tdt->period);
 }
 
 /**
@@ -765,51 +856,6 @@ static void twdev_read_timens(struct twdev_file *tf)
 	tf->ns_off[TW_CLOCK_MONO] = timespec64_to_ns(&mono);
 	tf->ns_off[TW_CLOCK_BOOT] = timespec64_to_ns(&boot);
 }
-
-/* @ns moved by @off, kept inside 0..KTIME_MAX. */
-static u64 twdev_shift_time(u64 ns, s64 off)
-{
-	s64 t;
-
-	if (check_add_overflow((s64)ns, off, &t))
-		return KTIME_MAX;
-	return t < 0 ? 0 : t;
-}
-
-/**
- * twdev_to_user_time() - a kernel time as the file's opener reads it
- * @tf: the file
- * @clock: the clock of @ns
- * @ns: a time of @clock as the kernel reads it, at most KTIME_MAX
- *
- * Return: @ns in @clock of the opener's time namespace, as timerfd and
- * clock_gettime() give it.
- */
-u64 twdev_to_user_time(const struct twdev_file *tf, enum tw_clock clock,
-		       u64 ns)
-{
-	return twdev_shift_time(ns, tf->ns_off[clock]);
-}
-EXPORT_SYMBOL_IF_KUNIT(twdev_to_user_time);
-
-/**
- * twdev_from_user_time() - an absolute time of the file's opener, for the
- *	kernel
- * @tf: the file
- * @clock: the clock of @ns
- * @ns: a time of @clock in the opener's time namespace, at most KTIME_MAX
- *
- * Like timens_ktime_to_host(), which modules cannot call: a time before the
- * namespace's offset has passed for the kernel too, and is 0.
- *
- * Return: @ns as the kernel reads @clock.
- */
-u64 twdev_from_user_time(const struct twdev_file *tf, enum tw_clock clock,
-			 u64 ns)
-{
-	return twdev_shift_time(ns, -tf->ns_off[clock]);
-}
-EXPORT_SYMBOL_IF_KUNIT(twdev_from_user_time);
 
 /**
  * twdev_file_new() - the context of a newly opened file
@@ -907,6 +953,7 @@ void twdev_file_free(struct twdev_file *tf)
 	twdev_free_timeouts(tf);
 	xa_destroy(&tf->timeouts);
 	twheel_shutdown_sync(&tf->waker);
+	twdev_share_free(tf);
 	twdev_users_put(tf);
 	mutex_destroy(&tf->lock);
 	kfree(tf);

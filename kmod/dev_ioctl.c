@@ -67,6 +67,8 @@ static_assert(sizeof(struct twheel_event) == 48);
 static_assert(sizeof(struct twheel_get) == TWHEEL_GET_SIZE_VER0);
 static_assert(sizeof(struct twheel_drain) == TWHEEL_DRAIN_SIZE_VER0);
 static_assert(sizeof(struct twheel_stats) == TWHEEL_STATS_SIZE_VER0);
+static_assert(sizeof(struct twheel_share) == TWHEEL_SHARE_SIZE_VER0);
+static_assert(sizeof(struct twheel_slot) == 16);
 
 /*
  * copy_struct_from_user() of a caller's structure of @usize bytes into ours
@@ -106,7 +108,8 @@ static int twdev_ioc_info(struct twdev_file *tf, void __user *uarg,
 		.ioctls = TWHEEL_FEAT_INFO | TWHEEL_FEAT_ARM |
 			  TWHEEL_FEAT_REARM | TWHEEL_FEAT_CANCEL |
 			  TWHEEL_FEAT_BATCH | TWHEEL_FEAT_GET |
-			  TWHEEL_FEAT_DRAIN | TWHEEL_FEAT_STATS,
+			  TWHEEL_FEAT_DRAIN | TWHEEL_FEAT_STATS |
+			  TWHEEL_FEAT_SHARE,
 		.arm_flags = TWHEEL_ARM_FLAGS_ALL,
 		.event_size = sizeof(struct twheel_event),
 		.tick_ns = twheel_tick_ns(),
@@ -690,6 +693,26 @@ static int twdev_ioc_stats(struct twdev_file *tf, void __user *uarg,
 	return twdev_copy_struct_to_user(uarg, usize, &stats, sizeof(stats));
 }
 
+static int twdev_ioc_share(struct twdev_file *tf, void __user *uarg,
+			   size_t usize)
+{
+	struct twheel_share req;
+	int ret;
+
+	ret = twdev_copy_arg(&req, sizeof(req), uarg, usize);
+	if (ret)
+		return ret;
+	if (req.flags & ~TWHEEL_SHARE_FLAGS_ALL || req.size || req.offset)
+		return -EINVAL;
+	if (mutex_lock_interruptible(&tf->lock))
+		return -ERESTARTSYS;
+	ret = twdev_share(tf, &req);
+	mutex_unlock(&tf->lock);
+	if (ret)
+		return ret;
+	return twdev_copy_struct_to_user(uarg, usize, &req, sizeof(req));
+}
+
 typedef int (*twdev_ioc_fn)(struct twdev_file *tf, void __user *uarg,
 			    size_t usize);
 
@@ -723,6 +746,9 @@ static const struct twdev_ioc twdev_iocs[] = {
 		twdev_ioc_drain },
 	[_IOC_NR(TWHEEL_IOC_STATS)] = {
 		_IOC_READ, TWHEEL_STATS_SIZE_VER0, twdev_ioc_stats },
+	[_IOC_NR(TWHEEL_IOC_SHARE)] = {
+		_IOC_READ | _IOC_WRITE, TWHEEL_SHARE_SIZE_VER0,
+		twdev_ioc_share },
 };
 
 /**

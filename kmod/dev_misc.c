@@ -35,6 +35,7 @@ static const struct file_operations twdev_fops = {
 	.release = twdev_release,
 	.read_iter = twdev_read_iter,
 	.poll = twdev_poll,
+	.mmap = twdev_mmap,
 	.unlocked_ioctl = twdev_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
 	.show_fdinfo = twdev_show_fdinfo,

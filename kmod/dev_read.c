@@ -58,12 +58,32 @@ static void twdev_count_fired(struct twdev_counters *c, u64 late)
 	c->late[min_t(unsigned int, i, TWHEEL_STATS_LATE_BUCKETS - 1)]++;
 }
 
+/*
+ * File @tdt again if its program stored a later deadline that has not come
+ * yet: a refresh (dev_share.c). On its own CPU, or the one it was armed for.
+ * A stored deadline that passed already is the one that fired. Return:
+ * true if it was filed again.
+ */
+static bool twdev_refile(struct twdev_timeout *tdt, u64 now)
+{
+	u64 pushed = twdev_pushed(tdt, tdt->deadline, now);
+
+	if (!pushed)
+		return false;
+	WRITE_ONCE(tdt->deadline, pushed);
+	if (pushed <= now)
+		return false;
+	tw_mod(&tdt->tw, pushed, now, tdt->cpu, 0);
+	return true;
+}
+
 /**
  * twdev_expire() - callback of a file's timeout: queue its record
  * @t: the timeout
  *
  * The timeout is not armed again until its record is consumed, so its mark
- * is clear here.
+ * is clear here. If its program pushed its deadline out, it is filed for
+ * that deadline instead.
  *
  * Context: softirq, on the CPU that owns the timeout, no twheel lock held.
  */
@@ -74,6 +94,8 @@ void twdev_expire(struct twheel_timeout *t)
 	struct twdev_file *tf = tdt->tf;
 	u64 now = tw_clock_ns(twdev_clock(tdt));
 
+	if (twdev_refile(tdt, now))
+		return;
 	xa_lock(&tf->timeouts);
 	tdt->expired = now;
 	__xa_set_mark(&tf->timeouts, twdev_slot(tdt), TWDEV_READY);
@@ -219,6 +241,24 @@ static bool twdev_peek(struct twdev_file *tf, struct twdev_pass *pass,
 	return true;
 }
 
+/*
+ * Arm @tdt, whose record is queued or consumed and whose callback is done,
+ * for @deadline; its record goes. Caller holds tf->lock.
+ */
+static void twdev_restart(struct twdev_file *tf, struct twdev_timeout *tdt,
+			  u64 deadline, u64 now)
+{
+	u64 old = tdt->deadline;
+
+	twdev_unqueue(tf, tdt);
+	tdt->deadline = deadline;
+	twdev_share_next(tdt, old);
+	/* A reader that may not use the timeout's CPU runs it on its own. */
+	if (!twdev_may_use_cpu(tdt->cpu))
+		tdt->cpu = TWHEEL_CPU_LOCAL;
+	twdev_start(tdt, now);
+}
+
 /* The record went out: kill a one-shot or stopped timeout, re-arm the rest. */
 static void twdev_consume(struct twdev_file *tf, struct twdev_record *rec)
 {
@@ -232,12 +272,28 @@ static void twdev_consume(struct twdev_file *tf, struct twdev_record *rec)
 		twdev_discard(tf, tdt);
 		return;
 	}
-	twdev_unqueue(tf, tdt);
-	tdt->deadline = rec->next;
-	/* A reader that may not use the timeout's CPU runs it on its own. */
-	if (!twdev_may_use_cpu(tdt->cpu))
-		tdt->cpu = TWHEEL_CPU_LOCAL;
-	twdev_start(tdt, rec->now);
+	twdev_restart(tf, tdt, rec->next, rec->now);
+}
+
+/*
+ * A record found by read() whose timeout's program stored a later deadline
+ * since it fired: the timeout is filed for that one instead, and the
+ * record goes, even if that deadline has passed too (it then fires at the
+ * next tick, with a record that says so). So only a store made after
+ * read() took the record is late (libtwheel tells its caller). Caller
+ * holds tf->lock.
+ */
+static bool twdev_refreshed(struct twdev_file *tf, struct twdev_record *rec)
+{
+	struct twdev_timeout *tdt = rec->tdt;
+	u64 pushed = twdev_pushed(tdt, tdt->deadline, rec->now);
+
+	if (!pushed)
+		return false;
+	/* Its callback may not have returned yet. */
+	twheel_cancel_sync(&tdt->tw);
+	twdev_restart(tf, tdt, pushed, rec->now);
+	return true;
 }
 
 /*
@@ -260,6 +316,11 @@ static ssize_t twdev_copy_records(struct twdev_file *tf, struct iov_iter *to)
 	lockdep_assert_held(&tf->lock);
 	while (iov_iter_count(to) >= sizeof(rec.ev) &&
 	       twdev_peek(tf, &pass, &rec)) {
+		cond_resched();
+		if (twdev_refreshed(tf, &rec)) {
+			pass.next = twdev_slot(rec.tdt) + 1;
+			continue;
+		}
 		n = copy_to_iter(&rec.ev, sizeof(rec.ev), to);
 		if (n != sizeof(rec.ev)) {
 			iov_iter_revert(to, n);
@@ -268,7 +329,6 @@ static ssize_t twdev_copy_records(struct twdev_file *tf, struct iov_iter *to)
 		twdev_consume(tf, &rec);
 		pass.next = tf->read_cursor;
 		done += sizeof(rec.ev);
-		cond_resched();
 	}
 	return done;
 }

@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -53,6 +54,9 @@ struct twheel {
 	struct slot *slots;
 	unsigned int ev_nr, ev_pos;
 	struct twheel_event ev[TWHEEL_EVBUF];
+	struct twheel_slot *table;	/* shared table, or NULL */
+	uint32_t table_slots;
+	size_t table_size;
 };
 
 /* What the library needs from the module. */
@@ -147,6 +151,8 @@ void twheel_close(struct twheel *tw)
 {
 	if (!tw)
 		return;
+	if (tw->table)
+		munmap(tw->table, tw->table_size);
 	close(tw->fd);
 	free(tw->ops);
 	free(tw->slots);
@@ -439,6 +445,33 @@ unsigned int twheel_discard(struct twheel *tw)
 	return n;
 }
 
+/*
+ * A one-shot record whose table entry holds a later deadline than the one
+ * that fired: the program stored it after the kernel had taken the record
+ * (another thread, during the read()), or stored one the wheel does not
+ * take. The kernel cleared the entry's handle when it handed the record
+ * over, so an entry that holds a handle again belongs to a newer timeout.
+ */
+static void mark_missed(const struct twheel *tw, struct twheel_event *ev,
+			unsigned int nr)
+{
+	const struct twheel_slot *s;
+	unsigned int i;
+
+	if (!tw->table)
+		return;
+	for (i = 0; i < nr; i++) {
+		if (ev[i].flags & TWHEEL_EV_PERIODIC ||
+		    (uint32_t)ev[i].handle >= tw->table_slots)
+			continue;
+		s = &tw->table[(uint32_t)ev[i].handle];
+		if (!__atomic_load_n(&s->handle, __ATOMIC_ACQUIRE) &&
+		    __atomic_load_n(&s->deadline, __ATOMIC_RELAXED) >
+		    ev[i].deadline)
+			ev[i].flags |= TWHEEL_EV_REFRESH_MISSED;
+	}
+}
+
 int twheel_read(struct twheel *tw, struct twheel_event *ev, unsigned int nr)
 {
 	ssize_t n;
@@ -453,7 +486,9 @@ int twheel_read(struct twheel *tw, struct twheel_event *ev, unsigned int nr)
 	n = read(tw->fd, ev, (size_t)nr * sizeof(*ev));
 	if (n < 0)
 		return -errno;
-	return (int)(n / (ssize_t)sizeof(*ev));
+	n /= (ssize_t)sizeof(*ev);
+	mark_missed(tw, ev, (unsigned int)n);
+	return (int)n;
 }
 
 /* Buffered records not iterated yet, less those forget_buffered() dropped. */
@@ -497,6 +532,67 @@ const struct twheel_event *twheel_next_event(struct twheel *tw)
 		ev = &tw->ev[tw->ev_pos++];
 	} while (!ev->handle);	/* dropped by forget_buffered() */
 	return ev;
+}
+
+int twheel_share(struct twheel *tw, unsigned int slots)
+{
+	struct twheel_share req = { .slots = slots };
+	void *table;
+
+	if (!(tw->info.ioctls & TWHEEL_FEAT_SHARE))
+		return -EOPNOTSUPP;
+	if (tw->table)
+		return -EBUSY;
+	if (!slots)
+		req.slots = tw->info.max_pending + 1;
+	if (ioctl(tw->fd, TWHEEL_IOC_SHARE, &req) < 0)
+		return -errno;
+	table = mmap(NULL, req.size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		     tw->fd, (off_t)req.offset);
+	if (table == MAP_FAILED)
+		return -errno;
+	tw->table = table;
+	tw->table_slots = req.slots;
+	tw->table_size = req.size;
+	return 0;
+}
+
+/*
+ * Later than the deadline in the table: one store, which the kernel reads
+ * when the deadline it filed comes due. Earlier, or without a table: a
+ * queued TWHEEL_OP_REARM, as twheel_prep_rearm() with TWHEEL_ARM_ABS. An
+ * entry that does not hold @handle means the handle is not live (the kernel
+ * wrote the entry during one of this program's calls).
+ */
+int twheel_refresh(struct twheel *tw, uint64_t handle, uint64_t deadline,
+		   struct twheel_result *res)
+{
+	uint32_t slot = (uint32_t)handle;
+	struct twheel_slot *s;
+	int ret;
+
+	if (tw->table && slot < tw->table_slots) {
+		s = &tw->table[slot];
+		if (__atomic_load_n(&s->handle, __ATOMIC_ACQUIRE) != handle)
+			return -ENOENT;
+		if (deadline >= __atomic_load_n(&s->deadline,
+						__ATOMIC_RELAXED)) {
+			__atomic_store_n(&s->deadline, deadline,
+					 __ATOMIC_RELEASE);
+			return 0;
+		}
+	}
+	ret = prep_rearm(tw, handle, deadline, TWHEEL_ARM_ABS, res,
+			 sizeof(*res));
+	return ret ? ret : 1;
+}
+
+const struct twheel_slot *twheel_table(const struct twheel *tw,
+				       unsigned int *slots)
+{
+	if (slots)
+		*slots = tw->table ? tw->table_slots : 0;
+	return tw->table;
 }
 
 int twheel_get_stats(struct twheel *tw, struct twheel_stats *st)

@@ -15,6 +15,8 @@
  *                          event buffer
  *   twheel_for_each_event  iterate over them
  *   twheel_fd()            the file descriptor, for poll/epoll
+ *   twheel_share()         share the file's timeout table (mmap())
+ *   twheel_refresh()       push a deadline out: a store into that table
  *   twheel_get_stats(), twheel_drain()   the file's counters, its timeouts
  *   twheel_clock_ns()      now, in the clock of a timeout's arm flags
  *   twheel_version()       the release of the library
@@ -130,6 +132,30 @@ static inline int twheel_event_is_periodic(const struct twheel_event *ev)
 {
 	return !!(ev->flags & TWHEEL_EV_PERIODIC);
 }
+
+/*
+ * Set by the library in a one-shot record it returns (twheel_read(),
+ * twheel_fill()): the table entry held a later deadline than the one that
+ * fired, which the kernel did not apply. It was stored after the kernel had
+ * taken the record (by another thread during the read), or it was past the
+ * wheel's range. Never set by the kernel.
+ */
+#define TWHEEL_EV_REFRESH_MISSED	0x80000000U
+
+/*
+ * The shared timeout table (TWHEEL_FEAT_SHARE): before the first arm.
+ * @slots 0 means as many as the module allows a file (max_pending + 1).
+ * Then twheel_refresh() of a deadline at or after the one in the table is a
+ * store, no system call (0); an earlier one, or any without a table, queues
+ * a re-arm to @deadline (absolute, the timeout's clock) like
+ * twheel_prep_rearm() with TWHEEL_ARM_ABS (1: @res gets its result at the
+ * flush). -ENOENT: the handle is not live (with a table, known at once).
+ */
+int twheel_share(struct twheel *tw, unsigned int slots);
+int twheel_refresh(struct twheel *tw, uint64_t handle, uint64_t deadline,
+		   struct twheel_result *res);
+const struct twheel_slot *twheel_table(const struct twheel *tw,
+				       unsigned int *slots);
 
 /* Whole-file queries (-EOPNOTSUPP without TWHEEL_FEAT_STATS / _DRAIN). */
 int twheel_get_stats(struct twheel *tw, struct twheel_stats *st);

@@ -53,7 +53,8 @@ TEST_F(abi, info_reports_the_abi)
 	EXPECT_EQ(i->size, sizeof(struct twheel_info));
 	EXPECT_EQ(i->ioctls, TWHEEL_FEAT_INFO | TWHEEL_FEAT_ARM |
 		  TWHEEL_FEAT_REARM | TWHEEL_FEAT_CANCEL | TWHEEL_FEAT_BATCH |
-		  TWHEEL_FEAT_GET | TWHEEL_FEAT_DRAIN | TWHEEL_FEAT_STATS);
+		  TWHEEL_FEAT_GET | TWHEEL_FEAT_DRAIN | TWHEEL_FEAT_STATS |
+		  TWHEEL_FEAT_SHARE);
 	EXPECT_EQ(i->arm_flags, TWHEEL_ARM_FLAGS_ALL);
 	EXPECT_EQ(i->event_size, sizeof(struct twheel_event));
 	EXPECT_GE(i->tick_ns, 50000ULL);

@@ -113,6 +113,14 @@ static const struct tw_layout_field tw_layout[] = {
 	TW_FIELD(twheel_stats, cancelled),
 	TW_FIELD(twheel_stats, overruns),
 	TW_FIELD(twheel_stats, late),
+	TW_SIZE(twheel_share),
+	TW_FIELD(twheel_share, flags),
+	TW_FIELD(twheel_share, slots),
+	TW_FIELD(twheel_share, size),
+	TW_FIELD(twheel_share, offset),
+	TW_SIZE(twheel_slot),
+	TW_FIELD(twheel_slot, deadline),
+	TW_FIELD(twheel_slot, handle),
 };
 
 #define TW_LAYOUT_COUNT	ARRAY_SIZE(tw_layout)

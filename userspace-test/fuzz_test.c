@@ -7,7 +7,9 @@
  * on CLOCK_BOOTTIME),
  * re-arms, cancels, batches with invalid operations mixed in, invalid single
  * ioctls, reads with random buffer sizes (blocking, O_NONBLOCK, RWF_NOWAIT),
- * poll, and close/reopen. Every result and every record read is checked
+ * poll, and close/reopen. Half the opens share a timeout table
+ * (TWHEEL_IOC_SHARE): their timeouts are also refreshed by stores into it,
+ * and some stores are garbage the kernel must ignore. Every result and every record read is checked
  * against a model of each file; at the end everything is cancelled and
  * drained, and every one-shot timeout that was armed and not cancelled must
  * have given exactly one record.
@@ -39,6 +41,11 @@
  *  - CLOCK_BOOTTIME timeouts are armed only while that clock reads the
  *    same as CLOCK_MONOTONIC (nothing was suspended, no time namespace
  *    offset), so that every bound above holds for them as it is.
+ *  - A store into the shared table is a re-arm to an absolute deadline no
+ *    earlier than the entry's, and bounds records the same way; the entry
+ *    holds the handle of a live timeout (a one-shot's only until a read
+ *    may have taken its record) and never that of a dead one. A store of
+ *    garbage (past the clock's range) changes nothing.
  *  - Invalid operations get their documented errno and change nothing:
  *    their targets are live timeouts with far deadlines and the invalid
  *    re-arm asks for "now", so an applied one shows as an early record, an
@@ -57,6 +64,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
@@ -83,6 +91,8 @@ typedef unsigned long long u64;
 #define MAX_BATCH_OPS	24
 #define MAX_READ_RECS	64
 #define FINAL_WAVE	128
+/* Entries of a shared table: more slots than a file ever holds at once. */
+#define TABLE_SLOTS	8192
 
 /* Options. */
 static u64 opt_seed;
@@ -97,6 +107,7 @@ static bool have_stats;		/* TWHEEL_IOC_STATS */
 static bool have_get;		/* TWHEEL_IOC_GET */
 static bool have_drain;		/* TWHEEL_IOC_DRAIN */
 static bool have_boottime;	/* TWHEEL_ARM_BOOTTIME, on a clock = MONOTONIC */
+static bool have_share;		/* TWHEEL_IOC_SHARE */
 static int ncpus_ok;		/* CPUs a timeout may be pinned to */
 static int cpus_ok[1024];
 
@@ -271,6 +282,8 @@ struct tfile {
 	unsigned int nstale;
 	u64 arms, cancels;	/* since open, for TWHEEL_IOC_STATS */
 	u64 arm_ctr;
+	struct twheel_slot *table;	/* shared table, or NULL */
+	size_t table_size;
 };
 
 static struct tfile files[MAX_FILES];
@@ -284,7 +297,8 @@ static unsigned int nforeign;
 static u64 ops_done, st_records, st_oneshot_recs, st_periodic_recs,
 	st_overruns, st_invalid, st_enoent_race, st_reopen, st_reads,
 	st_eagain, st_batches, st_arms, st_cancels, st_rearms, st_lost,
-	st_oneshots_expected, st_polls, st_gets, st_boot_arms;
+	st_oneshots_expected, st_polls, st_gets, st_boot_arms, st_stores,
+	st_junk_stores;
 
 #define ADD(v, n) __atomic_fetch_add(&(v), (n), __ATOMIC_RELAXED)
 #define LOAD(v) __atomic_load_n(&(v), __ATOMIC_ACQUIRE)
@@ -1003,6 +1017,29 @@ static size_t rand_read_size(struct rng *r)
 /* Opening and closing                                                 */
 
 /* Open @f anew with its sentinel. Caller holds f->rw for writing. */
+/* Give new @f a shared table and map it. */
+static bool file_share(int tid, struct tfile *f)
+{
+	struct twheel_share sh = { .slots = TABLE_SLOTS };
+	void *p;
+	int ret = xioctl(f->fd, TWHEEL_IOC_SHARE, &sh);
+
+	if (ret || sh.slots != TABLE_SLOTS) {
+		failf(tid, f, NULL, "TWHEEL_IOC_SHARE of %u slots returned %s, "
+		      "%u slots", TABLE_SLOTS, errname(ret), sh.slots);
+		return false;
+	}
+	p = mmap(NULL, sh.size, PROT_READ | PROT_WRITE, MAP_SHARED, f->fd,
+		 (off_t)sh.offset);
+	if (p == MAP_FAILED) {
+		failf(tid, f, NULL, "mmap of the table: %s", strerror(errno));
+		return false;
+	}
+	f->table = p;
+	f->table_size = sh.size;
+	return true;
+}
+
 static bool file_open(int tid, struct tfile *f, bool nonblock)
 {
 	struct twheel_arm a = { .period = SENTINEL_PERIOD, .expires = SENTINEL_PERIOD };
@@ -1017,6 +1054,9 @@ static bool file_open(int tid, struct tfile *f, bool nonblock)
 	}
 	f->nonblock = nonblock;
 	f->inst = __atomic_fetch_add(&next_inst, 1, __ATOMIC_RELAXED);
+	f->table = NULL;
+	if (have_share && f->inst % 2 && !file_share(tid, f))
+		return false;
 	f->arms = f->cancels = 0;
 	f->arm_ctr = 0;
 	/* A fixed-rate timeout that is never cancelled until the end: a
@@ -1049,6 +1089,9 @@ static void file_close(struct tfile *f)
 	struct ent *e, *n;
 	int i;
 
+	if (f->table)
+		munmap(f->table, f->table_size);
+	f->table = NULL;
 	close(f->fd);
 	f->fd = -1;
 	pthread_mutex_lock(&f->m);
@@ -1099,19 +1142,26 @@ static void op_arm(int tid, struct rng *r, struct tfile *f)
 	pthread_mutex_unlock(&f->m);
 }
 
-static void op_rearm(int tid, struct rng *r, struct tfile *f)
+/*
+ * A re-arm of @e (or, @e NULL, of a random handle): a delay, or with
+ * @abs (or now and then) an absolute deadline, up to 30 ms from now.
+ */
+static void rearm_one(int tid, struct rng *r, struct tfile *f, struct ent *e,
+		      bool abs)
 {
 	struct twheel_rearm ra = { 0 };
-	struct ent *e;
 	u64 t0, t1, seq;
 	int ret;
 
 	pthread_mutex_lock(&f->m);
 	t0 = now_ns();
-	e = pct(r, 85) ? pick_live(r, f, false, t0) : NULL;
+	if (!e)
+		e = pct(r, 85) ? pick_live(r, f, false, t0) : NULL;
+	else if (e->state != LIVE)
+		e = NULL;
 	ra.handle = e ? e->handle : dead_handle(r, f);
 	ra.expires = rn(r, 30 * MS);
-	if (pct(r, 20)) {
+	if (abs || pct(r, 20)) {
 		ra.flags = TWHEEL_ARM_ABS;
 		ra.expires += t0;
 	}
@@ -1122,6 +1172,97 @@ static void op_rearm(int tid, struct rng *r, struct tfile *f)
 	      ra.handle, ra.expires, ra.flags, errname(ret));
 	model_mutate(tid, f, ra.handle, false, false, ra.expires, ra.flags, ret,
 		     t0, t1, seq);
+	pthread_mutex_unlock(&f->m);
+}
+
+static void op_rearm(int tid, struct rng *r, struct tfile *f)
+{
+	rearm_one(tid, r, f, NULL, false);
+}
+
+/* Caller does not hold f->m; @e may have died since it let go. */
+static void op_rearm_abs(int tid, struct rng *r, struct tfile *f,
+			 struct ent *e)
+{
+	rearm_one(tid, r, f, e, true);
+}
+
+/*
+ * Does @f's table say the right thing of @handle (@e, NULL if the model
+ * has none of this file)? A live periodic timeout is in its entry; a live
+ * one-shot is too unless a read in flight took its record; a dead one is
+ * not. Caller holds f->m.
+ */
+static bool check_entry(int tid, struct tfile *f, struct ent *e, u64 handle,
+			u64 in_entry)
+{
+	bool live = e && e->state == LIVE;
+
+	if (live && in_entry != handle &&
+	    (e->kind != ONESHOT || !LOAD(f->inflight))) {
+		failf(tid, f, e, "table entry of live %s %#llx holds %#llx",
+		      kind_name[e->kind], handle, in_entry);
+		return false;
+	}
+	if (!live && e && in_entry == handle) {
+		failf(tid, f, e, "table entry of %s %#llx still holds it",
+		      state_name[e->state], handle);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * A refresh by store, as libtwheel's twheel_refresh() makes it: a deadline
+ * up to 30 ms later than the entry's, into the entry of a live handle. Now
+ * and then a store of garbage instead, which must change nothing; an
+ * entry that holds garbage is refreshed with a re-arm ioctl.
+ */
+static void op_store(int tid, struct rng *r, struct tfile *f)
+{
+	struct twheel_slot *s;
+	struct ent *e;
+	u64 t0, seq, h, cur, d;
+
+	pthread_mutex_lock(&f->m);
+	t0 = now_ns();
+	e = pct(r, 90) ? pick_live(r, f, false, t0) : NULL;
+	h = e ? e->handle : dead_handle(r, f);
+	e = lookup(f, h);
+	s = &f->table[(uint32_t)h % TABLE_SLOTS];
+	if (!check_entry(tid, f, e, h, LOAD(s->handle)) ||
+	    LOAD(s->handle) != h || !e) {
+		pthread_mutex_unlock(&f->m);
+		return;
+	}
+	cur = LOAD(s->deadline);
+	if (cur > INT64_MAX) {
+		pthread_mutex_unlock(&f->m);
+		op_rearm_abs(tid, r, f, e);
+		return;
+	}
+	if (pct(r, 3)) {
+		/* It undoes earlier stores: only the weakest bound is left. */
+		d = pct(r, 50) ? UINT64_MAX : (1ULL << 63) + rnd(r) % SEC;
+		__atomic_store_n(&s->deadline, d, __ATOMIC_RELEASE);
+		seq = bump_seq(f);
+		logop(tid, "store f%d %#llx junk %llu", f->idx, h, d);
+		e->floor = e->floor_all;
+		e->floor_seq = seq;
+		hist_add(e, 'J', t0, d, cur);
+		ADD(st_junk_stores, 1);
+		pthread_mutex_unlock(&f->m);
+		return;
+	}
+	d = (cur > t0 ? cur : t0) + rn(r, 30 * MS);
+	__atomic_store_n(&s->deadline, d, __ATOMIC_RELEASE);
+	seq = bump_seq(f);
+	logop(tid, "store f%d %#llx deadline %llu (was %llu)", f->idx, h, d,
+	      cur);
+	e->floor = d;
+	e->floor_seq = seq;
+	hist_add(e, 'S', t0, d, cur);
+	ADD(st_stores, 1);
 	pthread_mutex_unlock(&f->m);
 }
 
@@ -1622,8 +1763,10 @@ static void *worker_fn(void *arg)
 			op_cancel(w->tid, r, f);
 		else if (p < 220)
 			op_arm(w->tid, r, f);
-		else if (p < 320)
+		else if (p < 280 || (p < 320 && !f->table))
 			op_rearm(w->tid, r, f);
+		else if (p < 320)
+			op_store(w->tid, r, f);
 		else if (p < 420)
 			op_cancel(w->tid, r, f);
 		else if (p < 540)
@@ -1895,6 +2038,7 @@ TEST_F_TIMEOUT(fuzz, model, 6 * 3600)
 	have_get = info.ioctls & TWHEEL_FEAT_GET;
 	have_drain = info.ioctls & TWHEEL_FEAT_DRAIN;
 	have_report = info.cancel_flags & TWHEEL_CANCEL_REPORT;
+	have_share = info.ioctls & TWHEEL_FEAT_SHARE;
 	have_boottime = (info.arm_flags & TWHEEL_ARM_BOOTTIME) &&
 			boottime_is_monotonic();
 	if (!have_boottime)
@@ -1974,11 +2118,12 @@ TEST_F_TIMEOUT(fuzz, model, 6 * 3600)
 	       "), polls %llu, arms %llu (CLOCK_BOOTTIME %llu), re-arms %llu"
 	       ", cancels %llu, batches %llu, invalid ops %llu"
 	       ", gets %llu, read-vs-cancel races %llu, reopens %llu"
-	       ", one-shots awaited at the end %llu",
+	       ", one-shots awaited at the end %llu, table stores %llu"
+	       " (garbage %llu)",
 	       st_records, st_oneshot_recs, st_periodic_recs, st_overruns,
 	       st_reads, st_eagain, st_polls, st_arms, st_boot_arms, st_rearms,
 	       st_cancels, st_batches, st_invalid, st_gets, st_enoent_race,
-	       st_reopen, st_oneshots_expected);
+	       st_reopen, st_oneshots_expected, st_stores, st_junk_stores);
 	if (failed) {
 		fputs(fail_msg, stdout);
 		fflush(stdout);

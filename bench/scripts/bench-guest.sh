@@ -32,7 +32,7 @@ if [ "$QUICK" = 1 ]; then
 	TWON=10000
 	HOTN=100000	# arm+cancel pairs of the one hot timer
 	HOTR=5		# its interleaved rounds (best kept)
-	TOTAL=51
+	TOTAL=65
 else
 	PENDING="1000 100000 1000000"
 	T=1.5
@@ -47,7 +47,7 @@ else
 	TWON=100000
 	HOTN=100000
 	HOTR=5
-	TOTAL=97
+	TOTAL=132
 fi
 CHURN_PEERS="timerfd posix io_uring-b256 twheel twheel-b1 twheel-b16 twheel-b256"
 KPENDING=$(echo "$PENDING" | tr ' ' ',')
@@ -261,6 +261,25 @@ hot() {
 	done
 }
 
+# The refresh of an idle timeout, against the timers of the event-loop
+# libraries (libuv, libevent's heap and its common timeouts) and timerfd;
+# twheel by ioctl, in batches and through its shared table. Every peer once
+# per pass; 1M runs once.
+REFRESH_PEERS="libuv libevent libevent-common timerfd twheel twheel-b256 twheel-shm"
+refresh() {
+	pass=1
+	while [ "$pass" -le "$PASSES" ]; do
+		for n in $PENDING; do
+			[ "$pass" -gt 1 ] && [ "$n" -ge 1000000 ] && continue
+			for p in $(peers "$REFRESH_PEERS"); do
+				progress "refresh: $p, $n pending (pass $pass/$PASSES)"
+				twb refresh --peer "$p" --pending "$n" --ops 300000 --time "$T"
+			done
+		done
+		pass=$((pass + 1))
+	done
+}
+
 twocpu() {
 	for p in $(peers "timerfd io_uring-b256 twheel-b256"); do
 		progress "two CPUs: $p, 1 thread vs 2 threads, $TWON pending"
@@ -268,16 +287,25 @@ twocpu() {
 	done
 }
 
+# Workload $1 (with its arguments), unless BENCH_ONLY names others.
+run() {
+	case " ${BENCH_ONLY:-$1} " in
+	*" $1 "*) "$@" ;;
+	esac
+}
+
 setup
-idle
-kernel_bench
-hot
-suite
-expiry
-memory
-accuracy light
-stress_accuracy
-twocpu
-profile
+run idle
+[ "$TWHEEL" = 1 ] || load_twheel
+run kernel_bench
+run hot
+run suite
+run refresh
+run expiry
+run memory
+run accuracy light
+run stress_accuracy
+run twocpu
+run profile
 debugfs_dump end
 progress "done"

@@ -12,8 +12,12 @@
 # guest runs.
 #
 # Usage: bench/scripts/bench.sh [--quick] [--out DIR] [--ref GITREF] [--report-only]
-#        [--doc] [--baseline RESULTS.json]
+#        [--doc] [--baseline RESULTS.json] [--only "WORKLOAD..."]
 #   QUICK=1 in the environment is the same as --quick (the short run).
+#   --only (or BENCH_ONLY=...) runs just those workloads of the guest
+#   script (idle kernel_bench hot suite refresh expiry memory accuracy
+#   stress_accuracy twocpu profile), e.g. while working on one of them; the
+#   goals of the others then say "no data".
 #   --ref builds twheel.ko from a commit (git archive) instead of the work
 #   tree (BENCH_REF=... in the environment does the same); twheel_bench.ko
 #   always comes from the work tree's bench/kmod, built against that
@@ -38,6 +42,7 @@ REPORT_ONLY=0
 KERNEL=6.12
 REF=${BENCH_REF:-}
 DOC=${BENCH_DOC:-0}
+ONLY=${BENCH_ONLY:-}
 # The run documented in Documentation/benchmarks.rst: what "no other figure
 # worse" compares against.
 BASELINE=$TWHEEL_ROOT/Documentation/benchmarks/results.json
@@ -50,6 +55,7 @@ while [ $# -gt 0 ]; do
 	--ref) REF=$2; shift ;;
 	--doc) DOC=1 ;;
 	--baseline) BASELINE=$2; shift ;;
+	--only) ONLY=$2; shift ;;
 	*) die "bench: unknown option '$1'" ;;
 	esac
 	shift
@@ -138,6 +144,7 @@ run_guest() {
 	"$TWHEEL_ROOT/scripts/vm-run" --kernel "$KERNEL" --payload "$BENCH_DIR/scripts/bench-guest.sh" \
 		--out "$OUT/run" --modules "$OUT/stage/modules" --tests "$OUT/stage/tests" \
 		--mem "$mem" --smp 2 --timeout "$timeout" --env "BENCH_QUICK=$QUICK" \
+		--env "BENCH_ONLY=$ONLY" \
 		--append "quiet loglevel=4" "${files[@]+"${files[@]}"}" &
 	vmpid=$!
 	# Progress: the payload's "bench:" lines from the console, until vm-run ends.

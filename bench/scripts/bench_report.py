@@ -28,7 +28,8 @@ import sys
 
 TWHEEL_PREFIX = "twheel"
 PEER_ORDER = ["timerfd", "posix", "io_uring-b256", "io_uring-b16",
-              "twheel", "twheel-now", "twheel-b1", "twheel-b16", "twheel-b256",
+              "libuv", "libevent", "libevent-common",
+              "twheel", "twheel-now", "twheel-b1", "twheel-b16", "twheel-b256", "twheel-shm",
               "timer_list", "hrtimer", "nanosleep"]
 
 
@@ -180,14 +181,14 @@ def metric_table(recs, workload, title, note, metric="ns_per_op",
 class Figures:
     """The figures the goals read, gathered once from a run's records.
 
-    churn, rearm, cancel, kchurn, kcancel, krearm: {(peer, pending): ns} (the
+    churn, rearm, cancel, refresh, kchurn, kcancel, krearm: {(peer, pending): ns} (the
     best pass of each); hot: {peer: ns}; mem, acc, idle, two, ex: the records
     of those workloads; tick_ns: twheel's tick in the guest.
     """
 
     def __init__(self, recs, tick_ns):
         self.recs, self.tick_ns = recs, tick_ns
-        self.churn = self.rearm = self.cancel = {}
+        self.churn = self.rearm = self.cancel = self.refresh = {}
         self.kchurn = self.kcancel = self.krearm = {}
         self.hot = best_hot(recs)
         self.mem, self.acc, self.idle, self.two, self.ex = (
@@ -281,6 +282,17 @@ def cancel_growth_three(f, bound):
     out = outcome(ok, "; ".join(parts))
     if big < 1000000:
         out["status"] += " (largest run: %s)" % fmt_count(big)
+    return out
+
+
+def refresh_vs_libevent_common(f, bound):
+    shm, common = at(f.refresh, "twheel-shm"), at(f.refresh, "libevent-common")
+    if not (shm and common):
+        return outcome(False, "", True)
+    rs, ok = ratios(shm, common, bound)
+    out = outcome(ok, "twheel-shm/libevent-common: " + fmt_rs(rs))
+    if max(rs, default=0) < 1000000:
+        out["status"] += " (largest run: %s)" % fmt_count(max(rs, default=0))
     return out
 
 
@@ -512,6 +524,8 @@ PEER_GOALS = [
     ("single-ioctl churn no slower than timerfd_settime", single_vs_timerfd_sorted, 1.0),
     ("cancel cost at 1M pending within 1.5x of 1k", cancel_growth_three, 1.5),
     ("at most 64 bytes of kernel memory per pending timeout", memory_vs_timerfd, 64),
+    ("refresh through the shared table <= 0.25x libevent's common-timeout refresh at 1k, 100k, 1M",
+     refresh_vs_libevent_common, 0.25),
     ("in the kernel: arm+cancel within 1.2x of timer_list, >= 2x cheaper than hrtimer",
      kernel_vs_timer_list_and_hrtimer, (1.2, 2)),
     ("zero early deliveries", early_deliveries, 0),
@@ -574,6 +588,11 @@ def cost_tables(recs, f):
     tables.append(t)
     t, f.rearm = metric_table(recs, "rearm", "1b. Re-arm (push a pending timeout further out): cost per operation",
                               None)
+    tables.append(t)
+    t, f.refresh = metric_table(
+        recs, "refresh", "1c. Refresh (push an idle timeout out again, to 15 min from now): cost per refresh",
+        "   the event-loop libraries servers link (no system call) against the device; twheel-shm stores"
+        " into the shared table")
     tables.append(t)
     t, f.cancel = metric_table(recs, "cancel", "2. Cancel scaling: cost per cancel", None,
                                extra_scaling=True)
@@ -884,6 +903,7 @@ def main():
         plot_cost(recs, ["churn"], "Timeout churn: cost per operation vs pending", "churn.png", a.out),
         plot_cost(recs, ["cancel"], "Cancel: cost per cancel vs pending", "cancel.png", a.out),
         plot_cost(recs, ["rearm"], "Re-arm: cost per operation vs pending", "rearm.png", a.out),
+        plot_cost(recs, ["refresh"], "Refresh: cost per refresh vs pending", "refresh.png", a.out),
         plot_cost(recs, ["kchurn", "kcancel"], "In the kernel: churn and cancel vs pending (best round)",
                   "kernel.png", a.out),
         plot_lateness(recs, "light", "lateness-light.png", a.out),

@@ -4,7 +4,8 @@
  *
  * Every timeout mechanism ("peer") is driven through struct peer_ops, so the
  * workloads in twbench.c are written once and run unchanged against
- * timerfd+epoll, io_uring, POSIX timers and /dev/twheel. A peer addresses
+ * timerfd+epoll, io_uring, POSIX timers, /dev/twheel (with its shared
+ * table too) and the timers of libuv and libevent. A peer addresses
  * its timeouts by a dense slot number chosen by the workload; how a slot
  * maps to a kernel object (an fd, a request's user_data, a timer_t, a
  * twheel handle) is the peer's business.
@@ -69,6 +70,9 @@ extern const struct peer_ops uring_ops;
 extern const struct peer_ops posix_ops;
 extern const struct peer_ops twheel_ops;
 extern const struct peer_ops twheel_batch_ops;
+extern const struct peer_ops twheel_shm_ops;
+extern const struct peer_ops libuv_ops;
+extern const struct peer_ops libevent_ops;	/* and libevent-common */
 
 /* Slot states the workloads keep, shared with the peers for checks. */
 enum { SLOT_IDLE = 0, SLOT_ARMED = 1, SLOT_QUEUED = 2 };

@@ -8,6 +8,12 @@
  * The slot number is the cookie; the handle the kernel returns is kept per
  * slot. Expiries are read() as struct twheel_event records, 256 per call,
  * after poll() when the caller wants to wait.
+ *
+ * "twheel-shm" is "twheel" with the file's shared timeout table
+ * (TWHEEL_IOC_SHARE): a re-arm to a later deadline is a store into the
+ * slot's entry, as libtwheel's twheel_refresh() does, the deadline taken
+ * from CLOCK_MONOTONIC_COARSE as libevent takes its time; an earlier one
+ * is a TWHEEL_IOC_REARM.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -16,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <linux/twheel.h>
@@ -29,6 +36,8 @@ struct tw {
 	uint64_t *handle;
 	unsigned char *armed;
 	struct twheel_op *ops;
+	struct twheel_slot *table;	/* twheel-shm */
+	size_t table_size;
 	unsigned int queued;
 	uint64_t errors;
 	int last_err;
@@ -36,6 +45,23 @@ struct tw {
 };
 
 const char *twheel_dev = "/dev/twheel";
+
+/* The shared table, one entry per slot (entry 0 is never used). */
+static int tw_share(struct tw *t, uint32_t capacity)
+{
+	struct twheel_share sh = { .slots = capacity + 1 };
+	void *table;
+
+	if (ioctl(t->fd, TWHEEL_IOC_SHARE, &sh))
+		return -errno;
+	table = mmap(NULL, sh.size, PROT_READ | PROT_WRITE, MAP_SHARED, t->fd,
+		     (off_t)sh.offset);
+	if (table == MAP_FAILED)
+		return -errno;
+	t->table = table;
+	t->table_size = sh.size;
+	return 0;
+}
 
 static int tw_open(struct peer *p, uint32_t capacity)
 {
@@ -67,6 +93,8 @@ static int tw_open(struct peer *p, uint32_t capacity)
 	t->ops = xcalloc(p->batch ? p->batch : 1, sizeof(*t->ops));
 	t->p = p;
 	p->priv = t;
+	if (p->ops == &twheel_shm_ops)
+		return tw_share(t, capacity);
 	return 0;
 }
 
@@ -109,6 +137,12 @@ static int tw_submit(struct peer *p)
 	return 0;
 }
 
+/* One ioctl per operation, not a batch (twheel-b1 is a batch of one). */
+static bool tw_single(const struct peer *p)
+{
+	return p->ops != &twheel_batch_ops;
+}
+
 static struct twheel_op *tw_op(struct peer *p)
 {
 	struct tw *t = p->priv;
@@ -134,7 +168,7 @@ static int tw_arm(struct peer *p, uint32_t slot, uint64_t ns, bool abs)
 	struct twheel_op *op;
 
 	t->armed[slot] = 1;
-	if (p->batch <= 1 && p->ops == &twheel_ops) {
+	if (tw_single(p)) {
 		memset(&a, 0, sizeof(a));
 		a.cookie = slot;
 		a.expires = ns;
@@ -159,7 +193,7 @@ static int tw_rearm(struct peer *p, uint32_t slot, uint64_t ns)
 	struct twheel_rearm r;
 	struct twheel_op *op;
 
-	if (p->batch <= 1 && p->ops == &twheel_ops) {
+	if (tw_single(p)) {
 		memset(&r, 0, sizeof(r));
 		r.handle = t->handle[slot];
 		r.expires = ns;
@@ -175,6 +209,28 @@ static int tw_rearm(struct peer *p, uint32_t slot, uint64_t ns)
 	return tw_queued(p);
 }
 
+static uint64_t coarse_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
+}
+
+static int tw_shm_rearm(struct peer *p, uint32_t slot, uint64_t ns)
+{
+	struct tw *t = p->priv;
+	uint64_t h = t->handle[slot], d = coarse_ns() + ns;
+	struct twheel_slot *e = &t->table[(uint32_t)h];
+
+	if (__atomic_load_n(&e->handle, __ATOMIC_ACQUIRE) == h &&
+	    d >= __atomic_load_n(&e->deadline, __ATOMIC_RELAXED)) {
+		__atomic_store_n(&e->deadline, d, __ATOMIC_RELEASE);
+		return 0;
+	}
+	return tw_rearm(p, slot, ns);
+}
+
 static int tw_cancel(struct peer *p, uint32_t slot)
 {
 	struct tw *t = p->priv;
@@ -182,7 +238,7 @@ static int tw_cancel(struct peer *p, uint32_t slot)
 	struct twheel_op *op;
 
 	t->armed[slot] = 0;
-	if (p->batch <= 1 && p->ops == &twheel_ops) {
+	if (tw_single(p)) {
 		memset(&c, 0, sizeof(c));
 		c.handle = t->handle[slot];
 		p->syscalls++;
@@ -248,6 +304,8 @@ static void tw_close(struct peer *p)
 	if (t->errors)
 		note("%s: %llu operations failed, last %s", p->label,
 		     (unsigned long long)t->errors, strerror(-t->last_err));
+	if (t->table)
+		munmap(t->table, t->table_size);
 	close(t->fd);
 	free(t->handle);
 	free(t->armed);
@@ -272,6 +330,17 @@ const struct peer_ops twheel_batch_ops = {
 	.open = tw_open,
 	.arm = tw_arm,
 	.rearm = tw_rearm,
+	.cancel = tw_cancel,
+	.flush = tw_flush,
+	.drain = tw_drain,
+	.close = tw_close,
+};
+
+const struct peer_ops twheel_shm_ops = {
+	.name = "twheel-shm",
+	.open = tw_open,
+	.arm = tw_arm,
+	.rearm = tw_shm_rearm,
 	.cancel = tw_cancel,
 	.flush = tw_flush,
 	.drain = tw_drain,

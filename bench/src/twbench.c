@@ -85,6 +85,13 @@ static void peer_init(struct peer *p, const char *label)
 		p->batch = b ? (uint32_t)atoi(b + 2) : 256;
 	} else if (!strcmp(label, "twheel")) {
 		p->ops = &twheel_ops;
+	} else if (!strcmp(label, "twheel-shm")) {
+		p->ops = &twheel_shm_ops;
+	} else if (!strcmp(label, "libuv")) {
+		p->ops = &libuv_ops;
+	} else if (!strcmp(label, "libevent") ||
+		   !strcmp(label, "libevent-common")) {
+		p->ops = &libevent_ops;
 	} else if (!strncmp(label, "twheel-b", 8)) {
 		p->ops = &twheel_batch_ops;
 		p->batch = (uint32_t)atoi(b + 2);
@@ -473,6 +480,53 @@ static void cancel_run(struct churn *c, uint64_t max_ops, double secs)
 	}
 	simple_report("cancel", p, n, ops, timed, cpu, sc, c->setup_ns);
 	free(perm);
+}
+
+/*
+ * Refresh, as a server pushes out its connections' idle timeouts: --pending
+ * timeouts of one duration (IDLE_NS), then refreshes of random ones, each
+ * to IDLE_NS from now, timed (a tenth as many first as a warm-up). Every
+ * peer gets the same durations, so libevent's common timeouts apply. Peers
+ * that batch submit the rest before the clock stops.
+ */
+#define IDLE_NS		(900ULL * NSEC_PER_SEC)
+
+static void do_refresh(void)
+{
+	uint64_t rng = o.seed, i, t0, cpu0, sc0, setup, ops = 0;
+	uint32_t n = (uint32_t)o.pending;
+	struct budget b;
+	struct peer p;
+
+	peer_init(&p, o.peer);
+	peer_open(&p, n);
+	t0 = now_ns();
+	for (i = 0; i < n; i++) {
+		if (p.ops->prepare)
+			op_check(&p, p.ops->prepare(&p, (uint32_t)i), "prepare");
+		op_check(&p, p.ops->arm(&p, (uint32_t)i, IDLE_NS, false), "arm");
+	}
+	op_check(&p, p.ops->flush(&p), "flush");
+	setup = now_ns() - t0;
+	for (i = 0; i < o.ops / 10; i++)
+		op_check(&p, p.ops->rearm(&p, (uint32_t)(rng_next(&rng) % n),
+					  IDLE_NS), "refresh");
+	op_check(&p, p.ops->flush(&p), "flush");
+	sc0 = p.syscalls;
+	cpu0 = cpu_ns();
+	t0 = now_ns();
+	budget_start(&b, o.time);
+	while (ops < o.ops) {
+		op_check(&p, p.ops->rearm(&p, (uint32_t)(rng_next(&rng) % n),
+					  IDLE_NS), "refresh");
+		ops++;
+		if (budget_over(&b))
+			break;
+	}
+	op_check(&p, p.ops->flush(&p), "flush");
+	simple_report(o.name ? o.name : "refresh", &p, n, ops, now_ns() - t0,
+		      cpu_ns() - cpu0, p.syscalls - sc0, setup);
+	p.ops->close(&p);
 }
 
 /* rearm, churn and cancel on one population (setting it up is the slow part) */
@@ -969,7 +1023,7 @@ static void do_hot(void)
 
 static void usage(void)
 {
-	fputs("usage: twbench churn|suite|expiry|accuracy|memory|idle|twocpu|hot\n"
+	fputs("usage: twbench churn|suite|expiry|accuracy|memory|idle|twocpu|hot|refresh\n"
 	      "  --peer P --pending N --ops M --time S --count K --spread MS\n"
 	      "  --tag T --far --seed X --dev PATH --name WORKLOAD-NAME\n"
 	      "  accuracy takes a comma-separated list of peers, run at once\n", stderr);
@@ -1048,6 +1102,8 @@ int main(int argc, char **argv)
 		do_twocpu();
 	else if (!strcmp(w, "hot"))
 		do_hot();
+	else if (!strcmp(w, "refresh"))
+		do_refresh();
 	else
 		usage();
 	return 0;

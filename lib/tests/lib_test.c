@@ -606,6 +606,61 @@ TEST_F(lib, clocks_remaining)
 	EXPECT_NUM(WEXITSTATUS(status), KSFT_PASS);
 }
 
+/*
+ * The shared table: a later deadline is a store (0), an earlier one a
+ * queued re-arm (1), a dead handle -ENOENT at once; a stored deadline the
+ * kernel cannot apply comes back marked TWHEEL_EV_REFRESH_MISSED.
+ */
+TEST_F(lib, share_refresh)
+{
+	struct twheel *tw = open_tw(_metadata, 0, TWHEEL_OPEN_NONBLOCK);
+	const struct twheel_slot *table;
+	struct twheel_result a, b, rr;
+	struct twheel_event ev;
+	struct pollfd pfd;
+	unsigned int slots;
+	uint64_t d;
+
+	if (!(twheel_get_info(tw)->ioctls & TWHEEL_FEAT_SHARE))
+		SKIP(return, "the module has no shared table");
+	EXPECT_TRUE(twheel_table(tw, &slots) == NULL);
+	EXPECT_NUM(slots, 0);
+	ASSERT_NUM(twheel_share(tw, 100), 0);
+	EXPECT_NUM(twheel_share(tw, 100), -EBUSY);
+	table = twheel_table(tw, &slots);
+	ASSERT_TRUE(table != NULL);
+	EXPECT_NUM(slots, 256);
+	ASSERT_NUM(twheel_prep_arm(tw, 1, 100 * MS, 0, 0, 0, &a), 0);
+	ASSERT_NUM(twheel_prep_arm(tw, 2, 50 * MS, 0, 0, 0, &b), 0);
+	ASSERT_NUM(twheel_flush(tw), 2);
+	d = table[(uint32_t)a.handle].deadline;
+	EXPECT_NUM(table[(uint32_t)a.handle].handle, a.handle);
+	/* Later: a store, seen in the table; nothing is queued. */
+	EXPECT_NUM(twheel_refresh(tw, a.handle, d + 400 * MS, NULL), 0);
+	EXPECT_NUM(table[(uint32_t)a.handle].deadline, d + 400 * MS);
+	EXPECT_NUM(twheel_queued(tw), 0);
+	/* Earlier: a re-arm, which the flush applies and the table shows. */
+	EXPECT_NUM(twheel_refresh(tw, a.handle, d + 200 * MS, &rr), 1);
+	ASSERT_NUM(twheel_flush(tw), 1);
+	EXPECT_NUM(rr.result, 0);
+	EXPECT_NUM(table[(uint32_t)a.handle].deadline, d + 200 * MS);
+	/* Beyond the clock's range: stored, and not applied. */
+	EXPECT_NUM(twheel_refresh(tw, b.handle, UINT64_MAX, NULL), 0);
+	pfd = (struct pollfd){ .fd = twheel_fd(tw), .events = POLLIN };
+	ASSERT_NUM(poll(&pfd, 1, 10000), 1);
+	ASSERT_NUM(twheel_read(tw, &ev, 1), 1);
+	EXPECT_NUM(ev.handle, b.handle);
+	EXPECT_NUM(ev.flags & TWHEEL_EV_REFRESH_MISSED, TWHEEL_EV_REFRESH_MISSED);
+	EXPECT_NUM(twheel_refresh(tw, b.handle, UINT64_MAX, NULL), -ENOENT);
+	/* a fires for the deadline of its re-arm, unmarked. */
+	ASSERT_NUM(poll(&pfd, 1, 10000), 1);
+	ASSERT_NUM(twheel_read(tw, &ev, 1), 1);
+	EXPECT_NUM(ev.handle, a.handle);
+	EXPECT_NUM(ev.deadline, d + 200 * MS);
+	EXPECT_NUM(ev.flags, 0);
+	twheel_close(tw);
+}
+
 /* The release the library was built as, the one of kmod/VERSION. */
 TEST_F(lib, version)
 {

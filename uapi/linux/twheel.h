@@ -30,7 +30,7 @@
 #include <linux/types.h>
 
 /* Version of this ABI; bumped when something is added. */
-#define TWHEEL_API_VERSION		5
+#define TWHEEL_API_VERSION		6
 
 /* ioctl type 0xBA: unassigned in Documentation/userspace-api/ioctl/ioctl-number.rst. */
 #define TWHEEL_IOC_MAGIC		0xBA
@@ -202,6 +202,7 @@ struct twheel_batch {
 #define TWHEEL_FEAT_GET			0x20ULL
 #define TWHEEL_FEAT_DRAIN		0x40ULL
 #define TWHEEL_FEAT_STATS		0x80ULL
+#define TWHEEL_FEAT_SHARE		0x100ULL
 
 /**
  * struct twheel_info - what the running module supports (TWHEEL_IOC_INFO)
@@ -386,6 +387,55 @@ struct twheel_stats {
 
 #define TWHEEL_STATS_SIZE_VER0		176
 
+/**
+ * struct twheel_slot - one entry of a file's shared timeout table
+ * @deadline: the timeout's deadline, absolute, in its clock as the opener
+ *	reads it. The kernel writes it when it arms the timeout
+ *	(TWHEEL_IOC_ARM, TWHEEL_IOC_REARM, and a periodic timeout's next
+ *	period unless the program stored a deadline since it fired); the
+ *	program may raise it with a plain store (a refresh). The kernel reads
+ *	it when the deadline it has filed comes due and when read() finds the
+ *	record: a later deadline there is filed instead of firing. A lower one,
+ *	or a value the wheel does not take, is ignored: the timeout fires when
+ *	it was due.
+ * @handle: the live timeout of this slot, 0 while there is none; written by
+ *	the kernel only, and never read by it
+ *
+ * The entry of a handle is the one at index (handle & 0xffffffff).
+ */
+struct twheel_slot {
+	__u64 deadline;
+	__u64 handle;
+};
+
+/* mmap() offset of the shared timeout table. */
+#define TWHEEL_OFF_TABLE		0ULL
+
+/**
+ * struct twheel_share - share the file's timeouts with the program (TWHEEL_IOC_SHARE)
+ * @flags: 0
+ * @slots: in: entries the program wants in its table, 2 to
+ *	twheel_info.max_pending + 1 (entry 0 is never used); out: entries it
+ *	has, that many rounded up to fill whole pages (at most the largest
+ *	allowed)
+ * @size: out: bytes of the table, a whole number of pages
+ * @offset: out: where to mmap() it, TWHEEL_OFF_TABLE
+ *
+ * Once per file, before its first arm (-EBUSY otherwise). The file then
+ * holds at most @slots - 1 live timeouts. The table is mapped with
+ * mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, offset); it
+ * stays the file's until the file is closed, mapped or not.
+ */
+struct twheel_share {
+	__u32 flags;
+	__u32 slots;
+	__u64 size;
+	__u64 offset;
+};
+
+#define TWHEEL_SHARE_SIZE_VER0		24
+#define TWHEEL_SHARE_FLAGS_ALL		0U
+
 #define TWHEEL_IOC_INFO		_IOR(TWHEEL_IOC_MAGIC, 0x00, struct twheel_info)
 #define TWHEEL_IOC_ARM		_IOWR(TWHEEL_IOC_MAGIC, 0x01, struct twheel_arm)
 #define TWHEEL_IOC_REARM	_IOW(TWHEEL_IOC_MAGIC, 0x02, struct twheel_rearm)
@@ -394,5 +444,6 @@ struct twheel_stats {
 #define TWHEEL_IOC_GET		_IOWR(TWHEEL_IOC_MAGIC, 0x05, struct twheel_get)
 #define TWHEEL_IOC_DRAIN	_IOWR(TWHEEL_IOC_MAGIC, 0x06, struct twheel_drain)
 #define TWHEEL_IOC_STATS	_IOR(TWHEEL_IOC_MAGIC, 0x07, struct twheel_stats)
+#define TWHEEL_IOC_SHARE	_IOWR(TWHEEL_IOC_MAGIC, 0x08, struct twheel_share)
 
 #endif /* _UAPI_LINUX_TWHEEL_H */

@@ -1,0 +1,487 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * share_test.c - the timeout table a file shares with its program
+ * (TWHEEL_IOC_SHARE, mmap()): its set-up and every bad input of it, the
+ * entries the kernel writes, refresh by store (a later deadline is filed
+ * when the old one comes due, or when read() finds the record; a lower one
+ * or garbage is ignored, never early), periodic timeouts, and the table as
+ * hostile memory: threads of uid 65534 scribbling over it while its
+ * timeouts fire, munmap, fork, mremap and close while they fire, and a
+ * bystander's timeouts meanwhile.
+ */
+#include <grp.h>
+#include <pthread.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+
+#include "twheel_util.h"
+
+#define NOBODY		65534
+/* Entries of one page of table. */
+#define PAGE_SLOTS	(4096 / (int)sizeof(struct twheel_slot))
+
+/* TWHEEL_IOC_SHARE of @slots entries and the table mapped; 0 or -errno. */
+static int tw_share(int fd, uint32_t slots, struct twheel_slot **table,
+		    uint32_t *got)
+{
+	struct twheel_share s = { .slots = slots };
+	void *p;
+	int ret = tw_ioctl(fd, TWHEEL_IOC_SHARE, &s);
+
+	if (ret)
+		return ret;
+	p = mmap(NULL, s.size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		 (off_t)s.offset);
+	if (p == MAP_FAILED)
+		return -errno;
+	*table = p;
+	*got = s.slots;
+	return 0;
+}
+
+static struct twheel_slot *slot_of(struct twheel_slot *table, uint64_t h)
+{
+	return &table[(uint32_t)h];
+}
+
+/* What a program's refresh is: a store with release order. */
+static void store_deadline(struct twheel_slot *table, uint64_t h,
+			   uint64_t deadline)
+{
+	__atomic_store_n(&slot_of(table, h)->deadline, deadline,
+			 __ATOMIC_RELEASE);
+}
+
+FIXTURE(sh) {
+	int fd;
+	struct twheel_info info;
+	struct twheel_slot *table;
+	uint32_t slots;
+};
+
+FIXTURE_SETUP(sh)
+{
+	self->fd = tw_open(_metadata);
+	tw_info(_metadata, self->fd, &self->info);
+	ASSERT_NE(self->info.ioctls & TWHEEL_FEAT_SHARE, 0ULL);
+	ASSERT_EQ(tw_share(self->fd, 4 * PAGE_SLOTS, &self->table,
+			   &self->slots), 0);
+	ASSERT_EQ(self->slots, (uint32_t)(4 * PAGE_SLOTS));
+}
+
+FIXTURE_TEARDOWN(sh)
+{
+	munmap(self->table, self->slots * sizeof(struct twheel_slot));
+	close(self->fd);
+}
+
+TEST_F(sh, bad_setup_changes_nothing)
+{
+	struct twheel_share s = { .slots = 16 };
+	int fd = tw_open(_metadata);
+	void *p;
+
+	EXPECT_EQ(mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0), MAP_FAILED);
+	EXPECT_EQ(errno, ENODEV);
+	s.flags = 1;
+	EXPECT_EQ(tw_ioctl(fd, TWHEEL_IOC_SHARE, &s), -EINVAL);
+	s.flags = 0;
+	s.size = 4096;
+	EXPECT_EQ(tw_ioctl(fd, TWHEEL_IOC_SHARE, &s), -EINVAL);
+	s.size = 0;
+	s.offset = 1;
+	EXPECT_EQ(tw_ioctl(fd, TWHEEL_IOC_SHARE, &s), -EINVAL);
+	s.offset = 0;
+	s.slots = 1;
+	EXPECT_EQ(tw_ioctl(fd, TWHEEL_IOC_SHARE, &s), -EINVAL);
+	s.slots = self->info.max_pending + 2;
+	EXPECT_EQ(tw_ioctl(fd, TWHEEL_IOC_SHARE, &s), -EINVAL);
+	EXPECT_EQ(tw_ioctl(fd, TWHEEL_IOC_SHARE, NULL), -EFAULT);
+	/* Still no table: the first good call gets one, rounded to a page. */
+	s.slots = 2;
+	ASSERT_EQ(tw_ioctl(fd, TWHEEL_IOC_SHARE, &s), 0);
+	EXPECT_EQ(s.slots, (uint32_t)PAGE_SLOTS);
+	EXPECT_EQ(s.size, 4096ULL);
+	EXPECT_EQ(s.offset, (uint64_t)TWHEEL_OFF_TABLE);
+	s = (struct twheel_share){ .slots = 16 };
+	EXPECT_EQ(tw_ioctl(fd, TWHEEL_IOC_SHARE, &s), -EBUSY);
+	/* Private: the kernel would never see the stores. Past the end. */
+	EXPECT_EQ(mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0),
+		  MAP_FAILED);
+	EXPECT_EQ(errno, EINVAL);
+	EXPECT_EQ(mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 4096),
+		  MAP_FAILED);
+	EXPECT_EQ(errno, ENXIO);
+	EXPECT_EQ(mmap(NULL, 8192, PROT_READ, MAP_SHARED, fd, 0), MAP_FAILED);
+	p = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0);
+	ASSERT_NE(p, MAP_FAILED);
+	munmap(p, 4096);
+	close(fd);
+	/* A file that armed first keeps its timeouts as they are. */
+	fd = tw_open(_metadata);
+	tw_arm(_metadata, fd, 1, 10 * SEC);
+	s = (struct twheel_share){ .slots = 16 };
+	EXPECT_EQ(tw_ioctl(fd, TWHEEL_IOC_SHARE, &s), -EBUSY);
+	close(fd);
+}
+
+TEST_F(sh, kernel_writes_entries_and_limits_slots)
+{
+	struct twheel_slot *small;
+	struct twheel_get g;
+	uint32_t n, i;
+	uint64_t h;
+	int fd;
+
+	h = tw_arm(_metadata, self->fd, 5, 10 * SEC);
+	ASSERT_LT((uint32_t)h, self->slots);
+	ASSERT_EQ(tw_get(self->fd, h, &g), 0);
+	EXPECT_EQ(slot_of(self->table, h)->handle, h);
+	EXPECT_EQ(slot_of(self->table, h)->deadline, g.deadline);
+	ASSERT_EQ(tw_rearm(self->fd, h, 20 * SEC, 0), 0);
+	ASSERT_EQ(tw_get(self->fd, h, &g), 0);
+	EXPECT_EQ(slot_of(self->table, h)->deadline, g.deadline);
+	ASSERT_EQ(tw_cancel(self->fd, h), 0);
+	EXPECT_EQ(slot_of(self->table, h)->handle, 0ULL);
+	/* A store into a dead entry wakes nothing. */
+	store_deadline(self->table, h, now_ns() + SEC);
+	EXPECT_EQ(tw_get(self->fd, h, &g), -ENOENT);
+
+	/* Entry 0 is never used: one page holds PAGE_SLOTS - 1 timeouts. */
+	fd = tw_open(_metadata);
+	ASSERT_EQ(tw_share(fd, 2, &small, &n), 0);
+	for (i = 1; i < n; i++) {
+		ASSERT_EQ(tw_arm_full(fd, i, 10 * SEC, 0, 0, 0, &h), 0);
+		EXPECT_EQ(small[(uint32_t)h].handle, h);
+	}
+	EXPECT_EQ(tw_arm_full(fd, 0, 10 * SEC, 0, 0, 0, &h), -ENOSPC);
+	ASSERT_EQ(tw_cancel(fd, small[1].handle), 0);
+	EXPECT_EQ(tw_arm_full(fd, 0, 10 * SEC, 0, 0, 0, &h), 0);
+	EXPECT_EQ((uint32_t)h, 1U);
+	munmap(small, 4096);
+	close(fd);
+}
+
+TEST_F(sh, store_pushes_deadline_out)
+{
+	uint64_t h, d0, d1, t;
+	struct twheel_stats st;
+	struct twheel_event ev;
+	struct twheel_get g;
+
+	h = tw_arm(_metadata, self->fd, 9, 40 * MS);
+	d0 = slot_of(self->table, h)->deadline;
+	d1 = d0 + 500 * MS;
+	store_deadline(self->table, h, d1);
+	ASSERT_EQ(tw_get(self->fd, h, &g), 0);
+	EXPECT_EQ(g.deadline, d1);
+	EXPECT_EQ(g.state, (uint32_t)TWHEEL_STATE_ARMED);
+	/* The old deadline comes and goes without a record. */
+	EXPECT_FALSE(tw_wait_ready(self->fd, 100));
+	tw_read_one(_metadata, self->fd, &ev, 2000);
+	t = now_ns();
+	EXPECT_EQ(ev.handle, h);
+	EXPECT_EQ(ev.cookie, 9ULL);
+	EXPECT_EQ(ev.deadline, d1);
+	EXPECT_GE(ev.expired, d1);
+	EXPECT_GE(t, d1);
+	ASSERT_EQ(tw_stats(self->fd, &st), 0);
+	EXPECT_EQ(st.fired, 1ULL);
+}
+
+TEST_F(sh, many_refreshes_fire_once_each)
+{
+	uint64_t h[PAGE_SLOTS], last[PAGE_SLOTS], end;
+	struct twheel_event ev[PAGE_SLOTS];
+	struct twheel_stats st;
+	int i, got = 0, n;
+
+	for (i = 0; i < PAGE_SLOTS; i++)
+		h[i] = tw_arm(_metadata, self->fd, i, 200 * MS);
+	/* Each deadline comes due a few times and is filed again. */
+	end = now_ns() + 900 * MS;
+	while (now_ns() < end) {
+		for (i = 0; i < PAGE_SLOTS; i++) {
+			last[i] = now_ns() + 300 * MS;
+			store_deadline(self->table, h[i], last[i]);
+		}
+		EXPECT_TRUE(tw_nothing_ready(self->fd));
+		sleep_ns(10 * MS);
+	}
+	while (got < PAGE_SLOTS && tw_wait_ready(self->fd, 2000)) {
+		n = tw_read(_metadata, self->fd, ev, PAGE_SLOTS);
+		ASSERT_GT(n, 0);
+		for (i = 0; i < n; i++) {
+			EXPECT_EQ(ev[i].handle, h[ev[i].cookie]);
+			EXPECT_EQ(ev[i].deadline, last[ev[i].cookie]);
+			EXPECT_GE(ev[i].expired, ev[i].deadline);
+		}
+		got += n;
+	}
+	EXPECT_EQ(got, PAGE_SLOTS);
+	ASSERT_EQ(tw_stats(self->fd, &st), 0);
+	EXPECT_EQ(st.fired, (uint64_t)PAGE_SLOTS);
+	EXPECT_EQ(st.pending, 0ULL);
+}
+
+TEST_F(sh, lower_or_garbage_stores_are_ignored)
+{
+	/* Past the wheel's range: 100 years, beyond KTIME_MAX. */
+	const uint64_t junk[] = { 0, 1, UINT64_MAX, 1ULL << 63,
+				  now_ns() + 100ULL * 365 * 24 * 3600 * SEC };
+	uint64_t h[6], d[6];
+	struct twheel_event ev;
+	int i, got;
+
+	for (i = 0; i < 6; i++) {
+		h[i] = tw_arm(_metadata, self->fd, i, 50 * MS);
+		d[i] = slot_of(self->table, h[i])->deadline;
+		/* The first one is pulled in by 20 ms, which takes a re-arm. */
+		store_deadline(self->table, h[i],
+			       i ? junk[i - 1] : d[i] - 20 * MS);
+	}
+	for (got = 0; got < 6; got++) {
+		tw_read_one(_metadata, self->fd, &ev, 2000);
+		ASSERT_LT(ev.cookie, 6ULL);
+		EXPECT_EQ(ev.deadline, d[ev.cookie]);
+		EXPECT_GE(ev.expired, d[ev.cookie]);
+	}
+}
+
+TEST_F(sh, store_after_fire_is_seen_by_read)
+{
+	struct twheel_event ev;
+	struct twheel_get g;
+	uint64_t h, d1;
+
+	h = tw_arm(_metadata, self->fd, 3, 10 * MS);
+	ASSERT_TRUE(tw_wait_ready(self->fd, 2000));
+	d1 = now_ns() + 150 * MS;
+	ASSERT_EQ(tw_get(self->fd, h, &g), 0);
+	EXPECT_EQ(g.state, (uint32_t)TWHEEL_STATE_QUEUED);
+	store_deadline(self->table, h, d1);
+	/* What read() will do: file it for the stored deadline. */
+	ASSERT_EQ(tw_get(self->fd, h, &g), 0);
+	EXPECT_EQ(g.state, (uint32_t)TWHEEL_STATE_ARMED);
+	EXPECT_EQ(g.deadline, d1);
+	/* read() finds the later deadline: the record goes, it is armed. */
+	ASSERT_EQ(fcntl(self->fd, F_SETFL, O_NONBLOCK), 0);
+	EXPECT_EQ(tw_read_nocheck(self->fd, &ev, 1), -EAGAIN);
+	ASSERT_EQ(tw_get(self->fd, h, &g), 0);
+	EXPECT_EQ(g.state, (uint32_t)TWHEEL_STATE_ARMED);
+	EXPECT_EQ(g.deadline, d1);
+	EXPECT_EQ(slot_of(self->table, h)->handle, h);
+	tw_read_one(_metadata, self->fd, &ev, 2000);
+	EXPECT_EQ(ev.handle, h);
+	EXPECT_EQ(ev.deadline, d1);
+	EXPECT_GE(ev.expired, d1);
+	EXPECT_EQ(slot_of(self->table, h)->handle, 0ULL);
+}
+
+TEST_F(sh, periodic_entry_follows_each_period)
+{
+	struct twheel_event ev;
+	struct twheel_get g;
+	uint64_t h;
+	int i;
+
+	ASSERT_EQ(tw_arm_full(self->fd, 1, 20 * MS, 20 * MS, 0, 0, &h), 0);
+	for (i = 0; i < 3; i++) {
+		tw_read_one(_metadata, self->fd, &ev, 2000);
+		ASSERT_EQ(tw_get(self->fd, h, &g), 0);
+		EXPECT_EQ(slot_of(self->table, h)->deadline, g.deadline);
+		EXPECT_GT(g.deadline, ev.deadline);
+		EXPECT_EQ(slot_of(self->table, h)->handle, h);
+	}
+	/* Pushed out once: the next record is for that deadline. */
+	store_deadline(self->table, h, g.deadline + 100 * MS);
+	tw_read_one(_metadata, self->fd, &ev, 2000);
+	EXPECT_EQ(ev.deadline, g.deadline + 100 * MS);
+	EXPECT_GE(ev.expired, ev.deadline);
+}
+
+TEST_F(sh, mapping_survives_munmap_fork_mremap_close)
+{
+	size_t size = self->slots * sizeof(struct twheel_slot);
+	struct twheel_slot *t2, *t3;
+	struct twheel_event ev;
+	struct twheel_get g;
+	uint64_t h, d;
+	pid_t pid;
+	int status;
+
+	h = tw_arm(_metadata, self->fd, 1, 60 * MS);
+	/* Unmapped while it is armed: it fires as filed. */
+	ASSERT_EQ(munmap(self->table, size), 0);
+	t2 = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, self->fd, 0);
+	ASSERT_NE(t2, MAP_FAILED);
+	self->table = t2;
+	EXPECT_EQ(slot_of(t2, h)->handle, h);
+	tw_read_one(_metadata, self->fd, &ev, 2000);
+	EXPECT_EQ(ev.handle, h);
+
+	/* A child shares the mapping: its store pushes the parent's timeout. */
+	h = tw_arm(_metadata, self->fd, 2, 60 * MS);
+	d = slot_of(t2, h)->deadline + 100 * MS;
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		store_deadline(t2, h, d);
+		_exit(0);
+	}
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	ASSERT_EQ(tw_get(self->fd, h, &g), 0);
+	EXPECT_EQ(g.deadline, d);
+
+	/* Moved: stores through the new address count. */
+	t3 = mremap(t2, size, size, MREMAP_MAYMOVE);
+	ASSERT_NE(t3, MAP_FAILED);
+	self->table = t3;
+	store_deadline(t3, h, d + 50 * MS);
+	ASSERT_EQ(tw_get(self->fd, h, &g), 0);
+	EXPECT_EQ(g.deadline, d + 50 * MS);
+
+	/*
+	 * Closed while mapped and armed: the mapping holds the file, whose
+	 * timeout fires unread; the teardown's munmap() frees it.
+	 */
+	close(self->fd);
+	self->fd = tw_open(_metadata);
+	store_deadline(t3, h, d + 80 * MS);
+	EXPECT_EQ(slot_of(t3, h)->handle, h);
+	sleep_ns(300 * MS);
+}
+
+/* What the scribblers of a hostile program share. */
+struct scribble {
+	struct twheel_slot *table;
+	uint32_t slots;
+	volatile int stop;
+	unsigned int seed;
+};
+
+static void *scribbler(void *arg)
+{
+	struct scribble *s = arg;
+	unsigned int seed = __atomic_add_fetch(&s->seed, 7919, __ATOMIC_RELAXED);
+	uint64_t *words = (uint64_t *)s->table;
+	uint32_t n = s->slots * 2, i;
+	uint64_t v;
+
+	while (!s->stop) {
+		i = (uint32_t)rand_r(&seed) % n;
+		v = (uint64_t)rand_r(&seed) << 33 ^ (uint64_t)rand_r(&seed);
+		switch (rand_r(&seed) % 4) {
+		case 0:
+			v = now_ns() + v % (200 * MS);
+			break;
+		case 1:
+			v = now_ns() - v % SEC;
+			break;
+		case 2:
+			v = ~v;
+			break;
+		}
+		__atomic_store_n(&words[i], v, __ATOMIC_RELAXED);
+	}
+	return NULL;
+}
+
+/* A failed check of hostile_program(): said on stderr, exit status 1. */
+#define HOSTILE_FAILED()						\
+	(fprintf(stderr, "hostile_program: check at line %d failed\n",	\
+		 __LINE__), 1)
+
+/*
+ * As uid 65534, three threads scribble over the table while the main thread
+ * arms, cancels (handles read from the table) and reads: no record comes
+ * before the deadline the kernel filed, and the program's own stores can
+ * only make its timeouts later. Returns 0, or 1 when a check failed.
+ */
+static int hostile_program(void)
+{
+	uint64_t armed[PAGE_SLOTS * 4] = { 0 }, h, end, t0, delay, cursor = 0;
+	struct scribble s = { .seed = 1 };
+	struct twheel_event ev[64];
+	struct twheel_get g[64];
+	struct twheel_stats st;
+	uint32_t filled;
+	pthread_t th[3];
+	int fd, i, j, n;
+
+	if (setgroups(0, NULL) || setresgid(NOBODY, NOBODY, NOBODY) ||
+	    setresuid(NOBODY, NOBODY, NOBODY))
+		return HOSTILE_FAILED();
+	fd = open(TW_DEV, O_RDWR | O_NONBLOCK);
+	if (fd < 0 || tw_share(fd, PAGE_SLOTS * 4, &s.table, &s.slots))
+		return HOSTILE_FAILED();
+	for (i = 0; i < 3; i++)
+		if (pthread_create(&th[i], NULL, scribbler, &s))
+			return HOSTILE_FAILED();
+	end = now_ns() + 1500 * MS;
+	for (i = 0; (t0 = now_ns()) < end; i++) {
+		/* Armed no earlier than t0 + delay, whatever is stored. */
+		delay = (uint64_t)(i % 50) * MS;
+		if (!tw_arm_full(fd, 0, delay, 0, 0, 0, &h)) {
+			if ((uint32_t)h >= s.slots)
+				return HOSTILE_FAILED();
+			armed[(uint32_t)h] = t0 + delay;
+		}
+		if (i % 3 == 0 && armed[i % s.slots])
+			tw_cancel(fd, s.table[i % s.slots].handle);
+		n = tw_read_nocheck(fd, ev, 64);
+		if (n < 0 && n != -EAGAIN)
+			return HOSTILE_FAILED();
+		for (j = 0; j < n; j++)
+			if (ev[j].expired < ev[j].deadline ||
+			    ev[j].deadline < armed[(uint32_t)ev[j].handle])
+				return HOSTILE_FAILED();
+	}
+	s.stop = 1;
+	for (i = 0; i < 3; i++)
+		pthread_join(th[i], NULL);
+	do {
+		if (tw_drain(fd, g, 64, &cursor, TWHEEL_DRAIN_CANCEL, &filled))
+			return HOSTILE_FAILED();
+	} while (filled);
+	if (tw_stats(fd, &st) || st.pending)
+		return HOSTILE_FAILED();
+	close(fd);
+	return 0;
+}
+
+TEST(scribbled_table_hurts_only_its_owner)
+{
+	uint64_t d[20], end;
+	struct twheel_event ev;
+	int fd, i, got = 0, status;
+	pid_t pid;
+
+	/* The bystander: root's file, no table, a timeout every 50 ms. */
+	fd = tw_open(_metadata);
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0)
+		_exit(hostile_program());
+	for (i = 0; i < 20; i++) {
+		tw_arm(_metadata, fd, i, (uint64_t)(i + 1) * 50 * MS);
+		d[i] = now_ns() + (uint64_t)(i + 1) * 50 * MS;
+	}
+	end = now_ns() + 5 * SEC;
+	while (got < 20 && now_ns() < end) {
+		if (!tw_wait_ready(fd, 100))
+			continue;
+		ASSERT_EQ(tw_read(_metadata, fd, &ev, 1), 1);
+		ASSERT_LT(ev.cookie, 20ULL);
+		EXPECT_GE(ev.expired, ev.deadline);
+		EXPECT_LE(ev.deadline, d[ev.cookie]);
+		got++;
+	}
+	EXPECT_EQ(got, 20);
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(WEXITSTATUS(status), 0);
+	close(fd);
+}
+
+TEST_HARNESS_MAIN
