@@ -15,6 +15,7 @@
 #include <linux/compiler.h>
 #include <linux/kernel.h>
 #include <linux/ktime.h>
+#include <linux/llist.h>
 #include <linux/mutex.h>
 #include <linux/overflow.h>
 #include <linux/twheel.h>
@@ -71,6 +72,8 @@ struct vm_area_struct;
  * @armed: arms (under tf->lock)
  * @cancelled: successful cancels (under tf->lock)
  * @overruns: overruns of the records read (under tf->lock)
+ * @ring_overruns: overruns of the records put in the ring (under the
+ *	xa_lock)
  * @fired: expiries (under the xa_lock)
  * @late: @fired by lateness, as struct twheel_stats (under the xa_lock)
  */
@@ -78,6 +81,7 @@ struct twdev_counters {
 	u64 armed;
 	u64 cancelled;
 	u64 overruns;
+	u64 ring_overruns;
 	u64 fired;
 	u64 late[TWHEEL_STATS_LATE_BUCKETS];
 };
@@ -106,6 +110,9 @@ struct twdev_counters {
  *	times the file takes and gives are the kernel's plus this
  * @read_cursor: slot at which read() looks for the next record (under @lock)
  * @share: the table shared with the program, or NULL (dev_share.c)
+ * @ringed: timeouts whose last record went into the ring, dead but not
+ *	freed yet: a callback adds them, tf->lock holders take them
+ *	(twdev_reap())
  * @counters: what TWHEEL_IOC_STATS reports
  */
 struct twdev_file {
@@ -125,6 +132,7 @@ struct twdev_file {
 	s64 ns_off[TW_NR_CLOCKS];
 	unsigned long read_cursor;
 	struct twdev_share *share;
+	struct llist_head ringed;
 	struct twdev_counters counters;
 };
 
@@ -139,6 +147,7 @@ struct twdev_file {
  * @next_free: next timeout on the file's free list (dead timeouts)
  * @deadline: deadline of the current arming in its clock, in ns
  * @expired: when the callback ran for that arming (under the xa_lock)
+ * @ringed: on tf->ringed, once its last record is in the ring
  * @period: 0 for a one-shot timeout, else the period in ns
  * @gen: the slot's latest generation; the next handle of the slot gets a
  *	higher one, and a slot whose generation is used up is retired
@@ -155,7 +164,10 @@ struct twdev_timeout {
 		struct twdev_timeout *next_free;
 	};
 	u64 deadline;
-	u64 expired;
+	union {
+		u64 expired;
+		struct llist_node ringed;
+	};
 	u64 period;
 	u32 gen;
 	s16 cpu;
@@ -296,6 +308,7 @@ unsigned int twdev_list(struct twdev_file *tf, unsigned long *cursor,
 			u64 now, struct twheel_get *out, unsigned int max);
 void twdev_stats(struct twdev_file *tf, struct twheel_stats *out);
 void twdev_discard(struct twdev_file *tf, struct twdev_timeout *tdt);
+void twdev_reap(struct twdev_file *tf);
 void twdev_start(struct twdev_timeout *tdt, u64 now);
 unsigned long twdev_max_user_timeouts(void);
 void twdev_show_fdinfo(struct seq_file *m, struct file *file);
@@ -311,7 +324,7 @@ void twdev_uncharge(struct twdev_file *tf, unsigned long n);
 int twdev_share(struct twdev_file *tf, struct twheel_share *req);
 
 /* dev_share.c */
-size_t twdev_share_size(u32 slots);
+size_t twdev_share_size(const struct twheel_share *req);
 struct twdev_share *twdev_share_new(struct twheel_share *req, u32 most);
 void twdev_share_release(struct twdev_share *sh);
 bool twdev_share_limit(const struct twdev_file *tf, struct xa_limit *limit);
@@ -321,6 +334,10 @@ void twdev_share_clear(const struct twdev_timeout *tdt);
 u64 twdev_pushed(const struct twdev_timeout *tdt, u64 deadline, u64 now);
 size_t twdev_share_bytes(const struct twdev_file *tf);
 int twdev_mmap(struct file *file, struct vm_area_struct *vma);
+bool twdev_has_ring(const struct twdev_file *tf);
+bool twdev_ring_put(struct twdev_file *tf, const struct twheel_event *ev);
+bool twdev_ring_ready(const struct twdev_file *tf);
+void twdev_ring_waiting(struct twdev_file *tf, unsigned int nr);
 
 /* dev_read.c */
 void twdev_expire(struct twheel_timeout *t);

@@ -299,7 +299,7 @@ int twdev_share(struct twdev_file *tf, struct twheel_share *req)
 		return -EBUSY;
 	if (req->slots < 2 || req->slots > most)
 		return -EINVAL;
-	cost = twdev_share_cost(twdev_share_size(req->slots));
+	cost = twdev_share_cost(twdev_share_size(req));
 	if (twdev_charge(tf, cost))
 		return -ENOSPC;
 	sh = twdev_share_new(req, most);
@@ -435,6 +435,27 @@ void twdev_discard(struct twdev_file *tf, struct twdev_timeout *tdt)
 	twdev_kill(tf, tdt);
 }
 
+/**
+ * twdev_reap() - kill the timeouts whose last record went into the ring
+ * @tf: the file, with @tf->lock held
+ *
+ * Their handles died when the records went in; a handle is looked up only
+ * after this, so none of them is found. Each one's callback may still be
+ * returning.
+ */
+void twdev_reap(struct twdev_file *tf)
+{
+	struct twdev_timeout *tdt, *next;
+	struct llist_node *list;
+
+	lockdep_assert_held(&tf->lock);
+	list = llist_del_all(&tf->ringed);
+	llist_for_each_entry_safe(tdt, next, list, ringed) {
+		twheel_cancel_sync(&tdt->tw);
+		twdev_kill(tf, tdt);
+	}
+}
+
 /*
  * Put new @tdt in the lowest spare slot, going on from its generation; false
  * if there is none. Caller holds tf->lock, under which spare slots change.
@@ -531,6 +552,7 @@ int twdev_arm(struct twdev_file *tf, const struct twdev_req *req,
 	struct twdev_timeout *tdt;
 
 	lockdep_assert_held(&tf->lock);
+	twdev_reap(tf);
 	if (tf->nr_live >= tf->max_pending)
 		return -ENOSPC;
 	tdt = twdev_take(tf);
@@ -560,12 +582,26 @@ static struct twdev_timeout *twdev_lookup(struct twdev_file *tf, u64 handle)
 {
 	struct twdev_timeout *tdt;
 
+	twdev_reap(tf);
 	if (!upper_32_bits(handle))
 		return NULL;
 	tdt = xa_load(&tf->timeouts, twdev_handle_slot(handle));
 	if (!tdt || xa_is_value(tdt) || tdt->handle != handle)
 		return NULL;
 	return tdt;
+}
+
+/*
+ * Did the callback that twheel_cancel_sync() just waited for put the last
+ * record of @tdt, live as @handle, in the ring? Then it is dead now (reaped,
+ * so that nothing kills it twice), as if read() had taken the record.
+ * Caller holds tf->lock.
+ */
+static bool twdev_ringed(struct twdev_file *tf, struct twdev_timeout *tdt,
+			 u64 handle)
+{
+	twdev_reap(tf);
+	return tdt->handle != handle;
 }
 
 /*
@@ -672,6 +708,8 @@ int twdev_rearm(struct twdev_file *tf, const struct twdev_req *req)
 			return 0;
 	}
 	twheel_cancel_sync(&tdt->tw);
+	if (twdev_ringed(tf, tdt, req->handle))
+		return -ENOENT;
 	twdev_unqueue(tf, tdt);
 	tdt->deadline = deadline;
 	twdev_share_set(tdt);
@@ -704,6 +742,8 @@ int twdev_cancel(struct twdev_file *tf, u64 handle, u32 flags)
 	if (!tdt)
 		return -ENOENT;
 	was_armed = twheel_cancel_sync(&tdt->tw);
+	if (!was_armed && twdev_ringed(tf, tdt, handle))
+		return -ENOENT;
 	/*
 	 * Taken off the wheel before it fired, it has no record: a timeout
 	 * that fired is armed again only once its record has been read. One
@@ -809,6 +849,7 @@ unsigned int twdev_list(struct twdev_file *tf, unsigned long *cursor,
 	struct twdev_timeout *tdt;
 
 	lockdep_assert_held(&tf->lock);
+	twdev_reap(tf);
 	xa_for_each_start(&tf->timeouts, *cursor, tdt, *cursor) {
 		if (n == max)
 			return n;
@@ -830,6 +871,7 @@ unsigned int twdev_list(struct twdev_file *tf, unsigned long *cursor,
 void twdev_stats(struct twdev_file *tf, struct twheel_stats *out)
 {
 	lockdep_assert_held(&tf->lock);
+	twdev_reap(tf);
 	memset(out, 0, sizeof(*out));
 	out->pending = tf->nr_live;
 	out->armed = tf->counters.armed;
@@ -837,6 +879,7 @@ void twdev_stats(struct twdev_file *tf, struct twheel_stats *out)
 	out->overruns = tf->counters.overruns;
 	xa_lock_bh(&tf->timeouts);
 	out->queued = tf->nr_queued;
+	out->overruns += tf->counters.ring_overruns;
 	out->fired = tf->counters.fired;
 	memcpy(out->late, tf->counters.late, sizeof(out->late));
 	xa_unlock_bh(&tf->timeouts);
@@ -882,6 +925,7 @@ struct twdev_file *twdev_file_new(void)
 	xa_init_flags(&tf->timeouts, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_BH |
 		      XA_FLAGS_ACCOUNT);
 	init_waitqueue_head(&tf->wqh);
+	init_llist_head(&tf->ringed);
 	twheel_timeout_init(&tf->waker, twdev_wake);
 	tw_set_queue(&tf->waker, tf->users[0]->queue);
 	tf->max_pending = max_pending;

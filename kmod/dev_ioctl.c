@@ -693,6 +693,19 @@ static int twdev_ioc_stats(struct twdev_file *tf, void __user *uarg,
 	return twdev_copy_struct_to_user(uarg, usize, &stats, sizeof(stats));
 }
 
+/* Known flags, zero outputs and reserved field, a ring of sane size. */
+static int twdev_check_share(const struct twheel_share *req)
+{
+	if (req->flags & ~TWHEEL_SHARE_FLAGS_ALL || req->size || req->offset ||
+	    req->reserved || req->ring_size || req->ring_offset)
+		return -EINVAL;
+	if (!(req->flags & TWHEEL_SHARE_RING))
+		return req->ring_entries ? -EINVAL : 0;
+	if (req->ring_entries < 2 || req->ring_entries > TWHEEL_RING_MAX)
+		return -EINVAL;
+	return 0;
+}
+
 static int twdev_ioc_share(struct twdev_file *tf, void __user *uarg,
 			   size_t usize)
 {
@@ -702,7 +715,7 @@ static int twdev_ioc_share(struct twdev_file *tf, void __user *uarg,
 	ret = twdev_copy_arg(&req, sizeof(req), uarg, usize);
 	if (ret)
 		return ret;
-	if (req.flags & ~TWHEEL_SHARE_FLAGS_ALL || req.size || req.offset)
+	if (twdev_check_share(&req))
 		return -EINVAL;
 	if (mutex_lock_interruptible(&tf->lock))
 		return -ERESTARTSYS;

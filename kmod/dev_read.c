@@ -49,6 +49,16 @@
 /* Bit of tf->waker_armed. */
 #define TWDEV_WAKER_ARMED	0
 
+static bool twdev_ring_record(struct twdev_file *tf,
+			      struct twdev_timeout *tdt, u64 now, u64 *next);
+
+/* Records waiting for read(), told to the ring too; under the xa_lock. */
+static void twdev_set_queued(struct twdev_file *tf, unsigned int nr)
+{
+	WRITE_ONCE(tf->nr_queued, nr);
+	twdev_ring_waiting(tf, nr);
+}
+
 /* Count an expiry @late ns after its deadline; under the xa_lock. */
 static void twdev_count_fired(struct twdev_counters *c, u64 late)
 {
@@ -92,17 +102,22 @@ void twdev_expire(struct twheel_timeout *t)
 	struct twdev_timeout *tdt =
 		container_of(t, struct twdev_timeout, tw);
 	struct twdev_file *tf = tdt->tf;
-	u64 now = tw_clock_ns(twdev_clock(tdt));
+	u64 now = tw_clock_ns(twdev_clock(tdt)), next = 0;
 
 	if (twdev_refile(tdt, now))
 		return;
 	xa_lock(&tf->timeouts);
-	tdt->expired = now;
-	__xa_set_mark(&tf->timeouts, twdev_slot(tdt), TWDEV_READY);
-	WRITE_ONCE(tf->nr_queued, tf->nr_queued + 1);
 	twdev_count_fired(&tf->counters, now > tdt->deadline ?
 				       now - tdt->deadline : 0);
+	if (!twdev_ring_record(tf, tdt, now, &next)) {
+		tdt->expired = now;
+		__xa_set_mark(&tf->timeouts, twdev_slot(tdt), TWDEV_READY);
+		twdev_set_queued(tf, tf->nr_queued + 1);
+	}
 	xa_unlock(&tf->timeouts);
+	/* A periodic timeout whose record went into the ring goes on. */
+	if (next)
+		tw_mod(&tdt->tw, next, now, tdt->cpu, 0);
 	/*
 	 * Due at time 0: at once, behind the callbacks already due, on this
 	 * CPU's CLOCK_MONOTONIC base whatever the clock of @tdt. A past
@@ -144,7 +159,7 @@ void twdev_unqueue(struct twdev_file *tf, struct twdev_timeout *tdt)
 	xa_lock_bh(&tf->timeouts);
 	if (xa_get_mark(&tf->timeouts, twdev_slot(tdt), TWDEV_READY)) {
 		__xa_clear_mark(&tf->timeouts, twdev_slot(tdt), TWDEV_READY);
-		WRITE_ONCE(tf->nr_queued, tf->nr_queued - 1);
+		twdev_set_queued(tf, tf->nr_queued - 1);
 	}
 	xa_unlock_bh(&tf->timeouts);
 }
@@ -199,6 +214,37 @@ void twdev_fill_record(struct twdev_timeout *tdt, u64 expired, u64 now,
 		twdev_fill_next(tdt, now, rec);
 }
 EXPORT_SYMBOL_IF_KUNIT(twdev_fill_record);
+
+/*
+ * Put the record of @tdt, which expired at @now, in the file's ring, if it
+ * has one with room. The record is then the program's: a one-shot (or a
+ * periodic one that stops) is dead and goes on tf->ringed for a tf->lock
+ * holder to free; a periodic one gets its next deadline, in @next for the
+ * caller to file it once the lock is dropped, its table entry updated as
+ * read() would. Under the xa_lock.
+ * Return: true if the record is in the ring.
+ */
+static bool twdev_ring_record(struct twdev_file *tf,
+			      struct twdev_timeout *tdt, u64 now, u64 *next)
+{
+	struct twdev_record rec;
+	u64 old = tdt->deadline;
+
+	if (!twdev_has_ring(tf))
+		return false;
+	twdev_fill_record(tdt, now, now, &rec);
+	if (!twdev_ring_put(tf, &rec.ev))
+		return false;
+	tf->counters.ring_overruns += rec.ev.overrun;
+	if (!tdt->period || (rec.ev.flags & TWHEEL_EV_STOPPED)) {
+		llist_add(&tdt->ringed, &tf->ringed);
+		return true;
+	}
+	WRITE_ONCE(tdt->deadline, rec.next);
+	twdev_share_next(tdt, old);
+	*next = rec.next;
+	return true;
+}
 
 /**
  * struct twdev_pass - the slots one read() looks at
@@ -314,6 +360,7 @@ static ssize_t twdev_copy_records(struct twdev_file *tf, struct iov_iter *to)
 	size_t done = 0, n;
 
 	lockdep_assert_held(&tf->lock);
+	twdev_reap(tf);
 	while (iov_iter_count(to) >= sizeof(rec.ev) &&
 	       twdev_peek(tf, &pass, &rec)) {
 		cond_resched();
@@ -399,12 +446,15 @@ ssize_t twdev_read_iter(struct kiocb *iocb, struct iov_iter *to)
  * wake-up finds us queued. Every expiry run that queues a record wakes the
  * queue, so edge-triggered epoll sees each run.
  *
- * Return: EPOLLIN | EPOLLRDNORM while a record is ready, else 0.
+ * Return: EPOLLIN | EPOLLRDNORM while a record is ready (or in the ring,
+ * not consumed yet), else 0.
  */
 __poll_t twdev_poll(struct file *file, struct poll_table_struct *wait)
 {
 	struct twdev_file *tf = file->private_data;
 
 	poll_wait(file, &tf->wqh, wait);
-	return twdev_has_ready(tf) ? EPOLLIN | EPOLLRDNORM : 0;
+	if (twdev_has_ready(tf) || twdev_ring_ready(tf))
+		return EPOLLIN | EPOLLRDNORM;
+	return 0;
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * dev_share.c - /dev/twheel: the timeout table a file shares with its program
+ * dev_share.c - /dev/twheel: the timeout table and expiry ring a file shares
+ * with its program
  *
  * TWHEEL_IOC_SHARE gives a file a table of struct twheel_slot, one entry per
  * slot of its handles, in pages the program maps with mmap(). The kernel
@@ -30,10 +31,22 @@
  * does, so the file and its timeouts live until the last mapping goes,
  * after close() too.
  *
+ * With TWHEEL_SHARE_RING the file also has an expiry ring, as io_uring's
+ * completion ring: a callback puts its record there (twdev_ring_put())
+ * instead of marking it ready for read(), and the program consumes records
+ * from memory. The kernel keeps its own copy of the tail and reads the
+ * program's head once per record; a head that says more is free than the
+ * ring holds means full. A full ring loses nothing: the record waits in the
+ * file as without a ring, read() returns it, and the ring's @waiting says
+ * how many wait.
+ *
  * Locking: tf->share is set once, under tf->lock, before the file has any
  * timeout, with release order (twdev_mmap() reads it without tf->lock,
  * which the page faults of read() nest the mmap lock in), and stays until
- * the file is freed. The kernel writes entries under tf->lock only.
+ * the file is freed. The kernel writes table entries under tf->lock, but
+ * for a periodic timeout's next deadline, which a callback that put its
+ * record in the ring publishes (cmpxchg, as under tf->lock); the ring's
+ * tail and @waiting change under the file's xa_lock.
  */
 #include <linux/mm.h>
 #include <linux/slab.h>
@@ -43,77 +56,120 @@
 #include "dev.h"
 
 /**
- * struct twdev_share - a file's shared timeout table
- * @table: the table, mapped into the kernel
- * @pages: its pages, for mmap()
- * @nr_pages: how many
- * @slots: entries of @table; every slot of the file is below it
+ * struct twdev_pages - pages shared with the program
+ * @addr: where the kernel sees them (vmap())
+ * @pages: the pages, for mmap()
+ * @nr: how many
  */
-struct twdev_share {
-	struct twheel_slot *table;
+struct twdev_pages {
+	void *addr;
 	struct page **pages;
-	unsigned int nr_pages;
-	u32 slots;
+	unsigned int nr;
 };
 
 /**
- * twdev_share_release() - free a table
+ * struct twdev_share - a file's shared timeout table and expiry ring
+ * @table: the table: @slots struct twheel_slot
+ * @ring: the ring, or none (@ring.nr 0): a struct twheel_ring, then
+ *	@ring_mask + 1 struct twheel_event from TWHEEL_RING_EVENTS on
+ * @slots: entries of the table; every slot of the file is below it
+ * @ring_mask: entries of the ring less one
+ * @ring_tail: records put in the ring (under the file's xa_lock; never
+ *	read back from the ring)
+ */
+struct twdev_share {
+	struct twdev_pages table;
+	struct twdev_pages ring;
+	u32 slots;
+	u32 ring_mask;
+	u32 ring_tail;
+};
+
+static struct twheel_slot *twdev_table(const struct twdev_share *sh)
+{
+	return sh->table.addr;
+}
+
+static struct twheel_ring *twdev_ring(const struct twdev_share *sh)
+{
+	return sh->ring.addr;
+}
+
+static struct twheel_event *twdev_ring_events(const struct twdev_share *sh)
+{
+	return sh->ring.addr + TWHEEL_RING_EVENTS;
+}
+
+static void twdev_pages_free(struct twdev_pages *p)
+{
+	unsigned int i;
+
+	if (p->addr)
+		vunmap(p->addr);
+	for (i = 0; i < p->nr; i++)
+		if (p->pages[i])
+			__free_page(p->pages[i]);
+	kvfree(p->pages);
+}
+
+/* @size bytes of zeroed pages, charged to the caller's memcg; 0 or -ENOMEM. */
+static int twdev_pages_alloc(struct twdev_pages *p, size_t size)
+{
+	unsigned int i, nr = size >> PAGE_SHIFT;
+
+	p->pages = kvcalloc(nr, sizeof(*p->pages), TWDEV_GFP);
+	if (!p->pages)
+		return -ENOMEM;
+	p->nr = nr;
+	for (i = 0; i < nr; i++) {
+		p->pages[i] = alloc_page(TWDEV_GFP | __GFP_ZERO);
+		if (!p->pages[i])
+			return -ENOMEM;
+	}
+	p->addr = vmap(p->pages, nr, VM_MAP, PAGE_KERNEL);
+	return p->addr ? 0 : -ENOMEM;
+}
+
+/**
+ * twdev_share_release() - free a table and its ring
  * @sh: the table; no timeout of its file is left
  */
 void twdev_share_release(struct twdev_share *sh)
 {
-	unsigned int i;
-
-	if (sh->table)
-		vunmap(sh->table);
-	for (i = 0; i < sh->nr_pages; i++)
-		if (sh->pages[i])
-			__free_page(sh->pages[i]);
-	kvfree(sh->pages);
+	twdev_pages_free(&sh->table);
+	twdev_pages_free(&sh->ring);
 	kfree(sh);
 }
 
-/* A zeroed table of @nr_pages pages, charged to the caller's memcg. */
-static struct twdev_share *twdev_share_alloc(unsigned int nr_pages)
+/* Entries of the ring a request asks for: a power of two, or 0. */
+static u32 twdev_ring_entries(const struct twheel_share *req)
 {
-	struct twdev_share *sh;
-	unsigned int i;
-
-	sh = kzalloc(sizeof(*sh), TWDEV_GFP);
-	if (!sh)
-		return NULL;
-	sh->pages = kvcalloc(nr_pages, sizeof(*sh->pages), TWDEV_GFP);
-	if (!sh->pages)
-		goto err_release;
-	sh->nr_pages = nr_pages;
-	for (i = 0; i < nr_pages; i++) {
-		sh->pages[i] = alloc_page(TWDEV_GFP | __GFP_ZERO);
-		if (!sh->pages[i])
-			goto err_release;
-	}
-	sh->table = vmap(sh->pages, nr_pages, VM_MAP, PAGE_KERNEL);
-	if (!sh->table)
-		goto err_release;
-	return sh;
-
-err_release:
-	twdev_share_release(sh);
-	return NULL;
+	if (!(req->flags & TWHEEL_SHARE_RING))
+		return 0;
+	return roundup_pow_of_two(req->ring_entries);
 }
 
 /**
- * twdev_share_size() - bytes of a table
- * @slots: entries wanted
+ * twdev_share_size() - bytes of a table and its ring
+ * @req: a checked TWHEEL_IOC_SHARE request
  *
- * Return: the bytes of a table of @slots entries, in whole pages.
+ * Return: the bytes they take, in whole pages.
  */
-size_t twdev_share_size(u32 slots)
+size_t twdev_share_size(const struct twheel_share *req)
 {
-	return round_up((size_t)slots * sizeof(struct twheel_slot), PAGE_SIZE);
+	size_t size = round_up((size_t)req->slots * sizeof(struct twheel_slot),
+			       PAGE_SIZE);
+	u32 entries = twdev_ring_entries(req);
+
+	if (entries)
+		size += TWHEEL_RING_EVENTS +
+			round_up((size_t)entries * sizeof(struct twheel_event),
+				 PAGE_SIZE);
+	return size;
 }
 
 /**
- * twdev_share_new() - a new table
+ * twdev_share_new() - a new table, and ring if asked for
  * @req: a checked TWHEEL_IOC_SHARE request; its answer is filled in
  * @most: the most entries the file may use
  *
@@ -122,16 +178,31 @@ size_t twdev_share_size(u32 slots)
  */
 struct twdev_share *twdev_share_new(struct twheel_share *req, u32 most)
 {
-	size_t size = twdev_share_size(req->slots);
+	size_t size = round_up((size_t)req->slots * sizeof(struct twheel_slot),
+			       PAGE_SIZE);
+	u32 entries = twdev_ring_entries(req);
 	struct twdev_share *sh;
 
-	sh = twdev_share_alloc(size >> PAGE_SHIFT);
+	sh = kzalloc(sizeof(*sh), TWDEV_GFP);
 	if (!sh)
 		return NULL;
+	if (twdev_pages_alloc(&sh->table, size) ||
+	    (entries && twdev_pages_alloc(&sh->ring,
+					  twdev_share_size(req) - size))) {
+		twdev_share_release(sh);
+		return NULL;
+	}
 	sh->slots = min_t(size_t, size / sizeof(struct twheel_slot), most);
 	req->slots = sh->slots;
 	req->size = size;
 	req->offset = TWHEEL_OFF_TABLE;
+	if (entries) {
+		sh->ring_mask = entries - 1;
+		twdev_ring(sh)->entries = entries;
+		req->ring_entries = entries;
+		req->ring_size = (size_t)sh->ring.nr << PAGE_SHIFT;
+		req->ring_offset = TWHEEL_OFF_RING;
+	}
 	return sh;
 }
 
@@ -163,7 +234,7 @@ void twdev_share_set(const struct twdev_timeout *tdt)
 
 	if (!tf->share)
 		return;
-	slot = &tf->share->table[twdev_slot(tdt)];
+	slot = &twdev_table(tf->share)[twdev_slot(tdt)];
 	WRITE_ONCE(slot->deadline,
 		   twdev_to_user_time(tf, twdev_clock(tdt), tdt->deadline));
 	/* Pairs with the program's load-acquire of the handle (libtwheel). */
@@ -187,7 +258,7 @@ void twdev_share_next(const struct twdev_timeout *tdt, u64 old)
 
 	if (!tf->share)
 		return;
-	cmpxchg64(&tf->share->table[twdev_slot(tdt)].deadline,
+	cmpxchg64(&twdev_table(tf->share)[twdev_slot(tdt)].deadline,
 		  twdev_to_user_time(tf, clock, old),
 		  twdev_to_user_time(tf, clock, tdt->deadline));
 }
@@ -204,7 +275,7 @@ void twdev_share_clear(const struct twdev_timeout *tdt)
 	const struct twdev_file *tf = tdt->tf;
 
 	if (tf->share)
-		WRITE_ONCE(tf->share->table[twdev_slot(tdt)].handle, 0);
+		WRITE_ONCE(twdev_table(tf->share)[twdev_slot(tdt)].handle, 0);
 }
 
 /**
@@ -226,7 +297,7 @@ u64 twdev_pushed(const struct twdev_timeout *tdt, u64 deadline, u64 now)
 
 	if (!tf->share)
 		return 0;
-	stored = READ_ONCE(tf->share->table[twdev_slot(tdt)].deadline);
+	stored = READ_ONCE(twdev_table(tf->share)[twdev_slot(tdt)].deadline);
 	if (stored > KTIME_MAX)
 		return 0;
 	pushed = twdev_from_user_time(tf, twdev_clock(tdt), stored);
@@ -236,24 +307,96 @@ u64 twdev_pushed(const struct twdev_timeout *tdt, u64 deadline, u64 now)
 }
 
 /**
- * twdev_share_bytes() - bytes of a file's shared table
+ * twdev_share_bytes() - bytes of a file's shared table and ring
  * @tf: the file
  *
- * Return: the size of its table, 0 if it has none.
+ * Return: the size of its table and ring, 0 if it has none.
  */
 size_t twdev_share_bytes(const struct twdev_file *tf)
 {
-	return tf->share ? (size_t)tf->share->nr_pages << PAGE_SHIFT : 0;
+	const struct twdev_share *sh = tf->share;
+
+	return sh ? (size_t)(sh->table.nr + sh->ring.nr) << PAGE_SHIFT : 0;
 }
 
 /**
- * twdev_mmap() - the mmap of /dev/twheel: map the shared table
+ * twdev_has_ring() - does a file have an expiry ring
+ * @tf: the file
+ *
+ * Return: true if it has one.
+ */
+bool twdev_has_ring(const struct twdev_file *tf)
+{
+	return tf->share && tf->share->ring.nr;
+}
+
+/**
+ * twdev_ring_put() - put a record in a file's expiry ring
+ * @tf: the file, its xa_lock held
+ * @ev: the record
+ *
+ * The program's head is read once; one that says more records are free
+ * than the ring has is taken as a full ring. The record is written before
+ * the tail moves past it (release order).
+ *
+ * Return: true if the record is in the ring; false if the file has no
+ * ring or it is full.
+ */
+bool twdev_ring_put(struct twdev_file *tf, const struct twheel_event *ev)
+{
+	struct twdev_share *sh = tf->share;
+	u32 head, tail;
+
+	if (!sh || !sh->ring.nr)
+		return false;
+	tail = sh->ring_tail;
+	head = READ_ONCE(twdev_ring(sh)->head);
+	if (tail - head > sh->ring_mask)
+		return false;
+	twdev_ring_events(sh)[tail & sh->ring_mask] = *ev;
+	/* Pairs with the program's load-acquire of the tail. */
+	smp_store_release(&twdev_ring(sh)->tail, tail + 1);
+	WRITE_ONCE(sh->ring_tail, tail + 1);
+	return true;
+}
+
+/**
+ * twdev_ring_ready() - does a file's ring hold records not consumed yet
+ * @tf: the file
+ *
+ * Context: any; lockless (poll).
+ * Return: true if the program's head is not at the tail.
+ */
+bool twdev_ring_ready(const struct twdev_file *tf)
+{
+	const struct twdev_share *sh = tf->share;
+
+	if (!sh || !sh->ring.nr)
+		return false;
+	return READ_ONCE(twdev_ring(sh)->head) != READ_ONCE(sh->ring_tail);
+}
+
+/**
+ * twdev_ring_waiting() - tell the program how many records wait in the file
+ * @tf: the file, its xa_lock held
+ * @nr: records queued for read()
+ */
+void twdev_ring_waiting(struct twdev_file *tf, unsigned int nr)
+{
+	if (tf->share && tf->share->ring.nr)
+		WRITE_ONCE(twdev_ring(tf->share)->waiting, nr);
+}
+
+/**
+ * twdev_mmap() - the mmap of /dev/twheel: map the shared table or ring
  * @file: the open file
- * @vma: the mapping: shared, within the table
+ * @vma: the mapping: shared, within the table (from its start or further
+ *	in) or the ring (from its start, offset TWHEEL_OFF_RING)
  *
  * Context: process context, the mmap lock held for writing.
  * Return: 0; -ENODEV if the file has no table; -EINVAL for a private
- * mapping (the kernel would never see its stores); -ENXIO past the table.
+ * mapping (the kernel would never see its stores); -ENXIO past the table
+ * or the ring, or for a ring the file does not have.
  */
 int twdev_mmap(struct file *file, struct vm_area_struct *vma)
 {
@@ -266,5 +409,9 @@ int twdev_mmap(struct file *file, struct vm_area_struct *vma)
 		return -ENODEV;
 	if (!(vma->vm_flags & VM_SHARED))
 		return -EINVAL;
-	return vm_map_pages(vma, sh->pages, sh->nr_pages);
+	if (vma->vm_pgoff < TWHEEL_OFF_RING >> PAGE_SHIFT)
+		return vm_map_pages(vma, sh->table.pages, sh->table.nr);
+	if (vma->vm_pgoff != TWHEEL_OFF_RING >> PAGE_SHIFT || !sh->ring.nr)
+		return -ENXIO;
+	return vm_map_pages_zero(vma, sh->ring.pages, sh->ring.nr);
 }

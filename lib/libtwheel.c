@@ -29,6 +29,8 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/uio.h>
+#include <poll.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -57,6 +59,11 @@ struct twheel {
 	struct twheel_slot *table;	/* shared table, or NULL */
 	uint32_t table_slots;
 	size_t table_size;
+	struct twheel_ring *ring;	/* expiry ring, or NULL */
+	struct twheel_event *ring_ev;
+	uint32_t ring_mask;
+	size_t ring_size;
+	int nonblock;
 };
 
 /* What the library needs from the module. */
@@ -123,6 +130,7 @@ int twheel_open(struct twheel **twp, const char *path, unsigned int depth,
 		free(tw);
 		return ret;
 	}
+	tw->nonblock = !!(flags & TWHEEL_OPEN_NONBLOCK);
 	ret = handshake(tw);
 	if (ret)
 		goto fail;
@@ -153,6 +161,8 @@ void twheel_close(struct twheel *tw)
 		return;
 	if (tw->table)
 		munmap(tw->table, tw->table_size);
+	if (tw->ring)
+		munmap(tw->ring, tw->ring_size);
 	close(tw->fd);
 	free(tw->ops);
 	free(tw->slots);
@@ -194,11 +204,18 @@ static struct twheel_op *queue_slot(struct twheel *tw, struct twheel_result *res
  */
 static void forget_buffered(struct twheel *tw, uint64_t handle)
 {
-	unsigned int i;
+	uint32_t i, tail;
 
 	for (i = tw->ev_pos; i < tw->ev_nr; i++)
 		if (tw->ev[i].handle == handle)
 			tw->ev[i].handle = 0;
+	if (!tw->ring)
+		return;
+	/* And those in the ring: they are the program's memory already. */
+	tail = __atomic_load_n(&tw->ring->tail, __ATOMIC_ACQUIRE);
+	for (i = tw->ring->head; i != tail; i++)
+		if (tw->ring_ev[i & tw->ring_mask].handle == handle)
+			tw->ring_ev[i & tw->ring_mask].handle = 0;
 }
 
 static int make_room(struct twheel *tw)
@@ -425,9 +442,15 @@ int twheel_flush(struct twheel *tw)
 		return 0;
 	if (ioctl(tw->fd, TWHEEL_IOC_BATCH, &b) < 0)
 		return -errno;	/* nothing applied; the queue stays */
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		if (tw->slots[i].res)
 			write_result(&tw->slots[i], &tw->ops[i]);
+		/* A record the kernel put in the ring before it was applied. */
+		if (tw->ring && tw->ops[i].result >= 0 &&
+		    (tw->ops[i].op == TWHEEL_OP_CANCEL ||
+		     tw->ops[i].op == TWHEEL_OP_REARM))
+			forget_buffered(tw, tw->ops[i].handle);
+	}
 	tw->nr = 0;
 	return (int)n;
 }
@@ -472,6 +495,55 @@ static void mark_missed(const struct twheel *tw, struct twheel_event *ev,
 	}
 }
 
+/* Up to @nr records from the ring, skipping those forgotten; consumed. */
+static unsigned int ring_take(struct twheel *tw, struct twheel_event *ev,
+			      unsigned int nr)
+{
+	uint32_t head = tw->ring->head, tail;
+	unsigned int n = 0;
+
+	tail = __atomic_load_n(&tw->ring->tail, __ATOMIC_ACQUIRE);
+	while (head != tail && n < nr) {
+		ev[n] = tw->ring_ev[head++ & tw->ring_mask];
+		if (ev[n].handle)
+			n++;
+	}
+	/* Pairs with the kernel's read of the head: the entries are free. */
+	__atomic_store_n(&tw->ring->head, head, __ATOMIC_RELEASE);
+	return n;
+}
+
+/*
+ * With a ring: records from it; those that found it full from read(),
+ * without blocking in it (RWF_NOWAIT: it waits only for those); unless the
+ * file is non-blocking, poll() until there are some.
+ */
+static ssize_t ring_read(struct twheel *tw, struct twheel_event *ev,
+			 unsigned int nr)
+{
+	struct iovec iov = { .iov_base = ev, .iov_len = nr * sizeof(*ev) };
+	struct pollfd p = { .fd = tw->fd, .events = POLLIN };
+	unsigned int n;
+	ssize_t r;
+
+	for (;;) {
+		n = ring_take(tw, ev, nr);
+		if (n)
+			return (ssize_t)(n * sizeof(*ev));
+		if (__atomic_load_n(&tw->ring->waiting, __ATOMIC_RELAXED)) {
+			r = preadv2(tw->fd, &iov, 1, -1, RWF_NOWAIT);
+			if (r > 0 || (r < 0 && errno != EAGAIN))
+				return r;
+		}
+		if (tw->nonblock) {
+			errno = EAGAIN;
+			return -1;
+		}
+		if (poll(&p, 1, -1) < 0)
+			return -1;
+	}
+}
+
 int twheel_read(struct twheel *tw, struct twheel_event *ev, unsigned int nr)
 {
 	ssize_t n;
@@ -483,7 +555,10 @@ int twheel_read(struct twheel *tw, struct twheel_event *ev, unsigned int nr)
 	ret = twheel_flush(tw);
 	if (ret < 0)
 		return ret;
-	n = read(tw->fd, ev, (size_t)nr * sizeof(*ev));
+	if (tw->ring)
+		n = ring_read(tw, ev, nr);
+	else
+		n = read(tw->fd, ev, (size_t)nr * sizeof(*ev));
 	if (n < 0)
 		return -errno;
 	n /= (ssize_t)sizeof(*ev);
@@ -534,10 +609,31 @@ const struct twheel_event *twheel_next_event(struct twheel *tw)
 	return ev;
 }
 
-int twheel_share(struct twheel *tw, unsigned int slots)
+static int map_ring(struct twheel *tw, const struct twheel_share *req)
 {
-	struct twheel_share req = { .slots = slots };
+	void *ring;
+
+	ring = mmap(NULL, req->ring_size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		    tw->fd, (off_t)req->ring_offset);
+	if (ring == MAP_FAILED)
+		return -errno;
+	tw->ring = ring;
+	tw->ring_ev = (struct twheel_event *)((char *)ring + TWHEEL_RING_EVENTS);
+	tw->ring_mask = req->ring_entries - 1;
+	tw->ring_size = req->ring_size;
+	return 0;
+}
+
+int twheel_share(struct twheel *tw, unsigned int slots,
+		 unsigned int ring_entries)
+{
+	struct twheel_share req = {
+		.slots = slots,
+		.flags = ring_entries ? TWHEEL_SHARE_RING : 0,
+		.ring_entries = ring_entries,
+	};
 	void *table;
+	int ret;
 
 	if (!(tw->info.ioctls & TWHEEL_FEAT_SHARE))
 		return -EOPNOTSUPP;
@@ -554,6 +650,11 @@ int twheel_share(struct twheel *tw, unsigned int slots)
 	tw->table = table;
 	tw->table_slots = req.slots;
 	tw->table_size = req.size;
+	if (ring_entries) {
+		ret = map_ring(tw, &req);
+		if (ret)
+			return ret;
+	}
 	return 0;
 }
 

@@ -15,7 +15,7 @@
  *                          event buffer
  *   twheel_for_each_event  iterate over them
  *   twheel_fd()            the file descriptor, for poll/epoll
- *   twheel_share()         share the file's timeout table (mmap())
+ *   twheel_share()         share the file's timeout table and expiry ring
  *   twheel_refresh()       push a deadline out: a store into that table
  *   twheel_get_stats(), twheel_drain()   the file's counters, its timeouts
  *   twheel_clock_ns()      now, in the clock of a timeout's arm flags
@@ -145,13 +145,18 @@ static inline int twheel_event_is_periodic(const struct twheel_event *ev)
 /*
  * The shared timeout table (TWHEEL_FEAT_SHARE): before the first arm.
  * @slots 0 means as many as the module allows a file (max_pending + 1).
+ * @ring_entries, if not 0, also asks for an expiry ring of that many
+ * records (rounded up to a power of two): twheel_read() and twheel_fill()
+ * then take records from memory, with no system call while there are some.
+ * (A failure after the table is set up leaves the table in place.)
  * Then twheel_refresh() of a deadline at or after the one in the table is a
  * store, no system call (0); an earlier one, or any without a table, queues
  * a re-arm to @deadline (absolute, the timeout's clock) like
  * twheel_prep_rearm() with TWHEEL_ARM_ABS (1: @res gets its result at the
  * flush). -ENOENT: the handle is not live (with a table, known at once).
  */
-int twheel_share(struct twheel *tw, unsigned int slots);
+int twheel_share(struct twheel *tw, unsigned int slots,
+		 unsigned int ring_entries);
 int twheel_refresh(struct twheel *tw, uint64_t handle, uint64_t deadline,
 		   struct twheel_result *res);
 const struct twheel_slot *twheel_table(const struct twheel *tw,

@@ -32,7 +32,7 @@ if [ "$QUICK" = 1 ]; then
 	TWON=10000
 	HOTN=100000	# arm+cancel pairs of the one hot timer
 	HOTR=5		# its interleaved rounds (best kept)
-	TOTAL=65
+	TOTAL=66
 else
 	PENDING="1000 100000 1000000"
 	T=1.5
@@ -47,7 +47,7 @@ else
 	TWON=100000
 	HOTN=100000
 	HOTR=5
-	TOTAL=132
+	TOTAL=133
 fi
 CHURN_PEERS="timerfd posix io_uring-b256 twheel twheel-b1 twheel-b16 twheel-b256"
 KPENDING=$(echo "$PENDING" | tr ' ' ',')
@@ -193,7 +193,7 @@ suite() {
 }
 
 expiry() {
-	for p in $(peers "timerfd posix io_uring-b256 twheel-b256"); do
+	for p in $(peers "timerfd posix io_uring-b256 twheel-b256 twheel-ring"); do
 		progress "expiry: $p, $NEXP timeouts over 500 ms"
 		twb expiry --peer "$p" --count "$NEXP" --spread 500
 	done

@@ -30,6 +30,7 @@ TWHEEL_PREFIX = "twheel"
 PEER_ORDER = ["timerfd", "posix", "io_uring-b256", "io_uring-b16",
               "libuv", "libevent", "libevent-common",
               "twheel", "twheel-now", "twheel-b1", "twheel-b16", "twheel-b256", "twheel-shm",
+              "twheel-ring",
               "timer_list", "hrtimer", "nanosleep"]
 
 
@@ -296,6 +297,17 @@ def refresh_vs_libevent_common(f, bound):
     return out
 
 
+def ring_vs_read(f, bound):
+    v = {r["peer"]: r for r in f.ex}
+    ring, read = v.get("twheel-ring"), v.get("twheel-b256")
+    if not (ring and read and read.get("system_cpu_ns_per_expiry")):
+        return outcome(False, "", True)
+    r = ring["system_cpu_ns_per_expiry"] / read["system_cpu_ns_per_expiry"]
+    return outcome(r <= bound, "machine CPU per expiry twheel-ring/twheel-b256 %s; system calls per "
+                   "expiry %.3f against %.3f" % (fmt_ratio(r), ring["syscalls_per_expiry"],
+                                                 read["syscalls_per_expiry"]))
+
+
 def memory_vs_timerfd(f, bound):
     tm = [r for r in f.mem if is_twheel(r["peer"])]
     if not tm:
@@ -526,6 +538,7 @@ PEER_GOALS = [
     ("at most 64 bytes of kernel memory per pending timeout", memory_vs_timerfd, 64),
     ("refresh through the shared table <= 0.25x libevent's common-timeout refresh at 1k, 100k, 1M",
      refresh_vs_libevent_common, 0.25),
+    ("expiries through the ring: machine CPU per expiry <= 0.5x the read() path", ring_vs_read, 0.5),
     ("in the kernel: arm+cancel within 1.2x of timer_list, >= 2x cheaper than hrtimer",
      kernel_vs_timer_list_and_hrtimer, (1.2, 2)),
     ("zero early deliveries", early_deliveries, 0),

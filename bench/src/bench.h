@@ -69,7 +69,6 @@ extern const struct peer_ops timerfd_ops;
 extern const struct peer_ops uring_ops;
 extern const struct peer_ops posix_ops;
 extern const struct peer_ops twheel_ops;
-extern const struct peer_ops twheel_batch_ops;
 extern const struct peer_ops twheel_shm_ops;
 extern const struct peer_ops libuv_ops;
 extern const struct peer_ops libevent_ops;	/* and libevent-common */

@@ -14,6 +14,10 @@
  * slot's entry, as libtwheel's twheel_refresh() does, the deadline taken
  * from CLOCK_MONOTONIC_COARSE as libevent takes its time; an earlier one
  * is a TWHEEL_IOC_REARM.
+ *
+ * "twheel-ring" is "twheel-b256" with the file's expiry ring
+ * (TWHEEL_SHARE_RING): expiries are taken from memory, with a read() only
+ * for records that found the ring full and a poll() only to wait.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -30,14 +34,19 @@
 #include "bench.h"
 
 #define TW_EVENTS	256
+/* Records of twheel-ring's ring. */
+#define TW_RING		4096
 
 struct tw {
 	int fd;
 	uint64_t *handle;
 	unsigned char *armed;
 	struct twheel_op *ops;
-	struct twheel_slot *table;	/* twheel-shm */
+	struct twheel_slot *table;	/* twheel-shm, twheel-ring */
 	size_t table_size;
+	struct twheel_ring *ring;	/* twheel-ring */
+	size_t ring_size;
+	bool single;			/* one ioctl per operation */
 	unsigned int queued;
 	uint64_t errors;
 	int last_err;
@@ -46,12 +55,19 @@ struct tw {
 
 const char *twheel_dev = "/dev/twheel";
 
-/* The shared table, one entry per slot (entry 0 is never used). */
-static int tw_share(struct tw *t, uint32_t capacity)
+/*
+ * The shared table, one entry per slot (entry 0 is never used), and with
+ * @ring entries an expiry ring.
+ */
+static int tw_share(struct tw *t, uint32_t capacity, uint32_t ring)
 {
 	struct twheel_share sh = { .slots = capacity + 1 };
-	void *table;
+	void *table, *r;
 
+	if (ring) {
+		sh.flags = TWHEEL_SHARE_RING;
+		sh.ring_entries = ring;
+	}
 	if (ioctl(t->fd, TWHEEL_IOC_SHARE, &sh))
 		return -errno;
 	table = mmap(NULL, sh.size, PROT_READ | PROT_WRITE, MAP_SHARED, t->fd,
@@ -60,6 +76,14 @@ static int tw_share(struct tw *t, uint32_t capacity)
 		return -errno;
 	t->table = table;
 	t->table_size = sh.size;
+	if (!ring)
+		return 0;
+	r = mmap(NULL, sh.ring_size, PROT_READ | PROT_WRITE, MAP_SHARED, t->fd,
+		 (off_t)sh.ring_offset);
+	if (r == MAP_FAILED)
+		return -errno;
+	t->ring = r;
+	t->ring_size = sh.ring_size;
 	return 0;
 }
 
@@ -93,8 +117,12 @@ static int tw_open(struct peer *p, uint32_t capacity)
 	t->ops = xcalloc(p->batch ? p->batch : 1, sizeof(*t->ops));
 	t->p = p;
 	p->priv = t;
+	/* twheel-bN and twheel-ring batch, even N = 1 (twheel-b1). */
+	t->single = p->batch <= 1 && strncmp(p->label, "twheel-b", 8);
 	if (p->ops == &twheel_shm_ops)
-		return tw_share(t, capacity);
+		return tw_share(t, capacity, 0);
+	if (!strcmp(p->label, "twheel-ring"))
+		return tw_share(t, capacity, TW_RING);
 	return 0;
 }
 
@@ -140,7 +168,7 @@ static int tw_submit(struct peer *p)
 /* One ioctl per operation, not a batch (twheel-b1 is a batch of one). */
 static bool tw_single(const struct peer *p)
 {
-	return p->ops != &twheel_batch_ops;
+	return ((const struct tw *)p->priv)->single;
 }
 
 static struct twheel_op *tw_op(struct peer *p)
@@ -257,21 +285,32 @@ static int tw_flush(struct peer *p)
 	return tw_submit(p);
 }
 
-static int tw_drain(struct peer *p, int timeout_ms, expire_fn fn, void *arg)
+/* One record of ours: delivered, or dropped as stale; 1 if delivered. */
+static int tw_deliver(struct peer *p, const struct twheel_event *ev,
+		      uint64_t now, expire_fn fn, void *arg)
+{
+	struct tw *t = p->priv;
+	uint64_t slot = ev->cookie;
+
+	if (slot >= p->capacity || !t->armed[slot] ||
+	    t->handle[slot] != ev->handle) {
+		p->stale++;
+		return 0;
+	}
+	t->armed[slot] = 0;
+	fn(arg, (uint32_t)slot, now, ev->expired);
+	return 1;
+}
+
+/* read() until a short read: the records that wait in the file. */
+static int tw_read_all(struct peer *p, expire_fn fn, void *arg)
 {
 	struct tw *t = p->priv;
 	struct twheel_event ev[TW_EVENTS];
-	struct pollfd pfd = { .fd = t->fd, .events = POLLIN };
 	ssize_t n;
 	int i, got = 0;
 	uint64_t now;
 
-	tw_submit(p);
-	if (timeout_ms > 0) {
-		p->syscalls++;
-		if (poll(&pfd, 1, timeout_ms) <= 0)
-			return 0;
-	}
 	for (;;) {
 		p->syscalls++;
 		n = read(t->fd, ev, sizeof(ev));
@@ -279,22 +318,71 @@ static int tw_drain(struct peer *p, int timeout_ms, expire_fn fn, void *arg)
 			break;
 		now = now_ns();
 		n /= (ssize_t)sizeof(ev[0]);
-		for (i = 0; i < n; i++) {
-			uint64_t slot = ev[i].cookie;
-
-			if (slot >= p->capacity || !t->armed[slot] ||
-			    t->handle[slot] != ev[i].handle) {
-				p->stale++;
-				continue;
-			}
-			t->armed[slot] = 0;
-			fn(arg, (uint32_t)slot, now, ev[i].expired);
-			got++;
-		}
+		for (i = 0; i < n; i++)
+			got += tw_deliver(p, &ev[i], now, fn, arg);
 		if (n < TW_EVENTS)
 			break;
 	}
 	return got;
+}
+
+/* Everything in the ring, consumed. */
+static int tw_ring_take(struct peer *p, expire_fn fn, void *arg)
+{
+	struct tw *t = p->priv;
+	struct twheel_ring *r = t->ring;
+	const struct twheel_event *evs =
+		(const void *)((const char *)r + TWHEEL_RING_EVENTS);
+	uint32_t head = r->head, tail;
+	uint64_t now = now_ns();
+	int got = 0;
+
+	tail = __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE);
+	for (; head != tail; head++)
+		got += tw_deliver(p, &evs[head & (TW_RING - 1)], now, fn, arg);
+	__atomic_store_n(&r->head, head, __ATOMIC_RELEASE);
+	return got;
+}
+
+/*
+ * twheel-ring: the ring first; read() only when records wait for it;
+ * poll() only to wait.
+ */
+static int tw_ring_drain(struct peer *p, int timeout_ms, expire_fn fn,
+			 void *arg)
+{
+	struct tw *t = p->priv;
+	struct pollfd pfd = { .fd = t->fd, .events = POLLIN };
+	int got;
+
+	tw_submit(p);
+	got = tw_ring_take(p, fn, arg);
+	if (!got && timeout_ms > 0 &&
+	    !__atomic_load_n(&t->ring->waiting, __ATOMIC_RELAXED)) {
+		p->syscalls++;
+		if (poll(&pfd, 1, timeout_ms) <= 0)
+			return 0;
+		got = tw_ring_take(p, fn, arg);
+	}
+	if (__atomic_load_n(&t->ring->waiting, __ATOMIC_RELAXED))
+		got += tw_read_all(p, fn, arg);
+	return got;
+}
+
+static int tw_drain(struct peer *p, int timeout_ms, expire_fn fn, void *arg)
+{
+	struct tw *t = p->priv;
+	struct pollfd pfd = { .fd = t->fd, .events = POLLIN };
+
+	if (t->ring)
+		return tw_ring_drain(p, timeout_ms, fn, arg);
+	tw_submit(p);
+	if (timeout_ms > 0) {
+		p->syscalls++;
+		if (poll(&pfd, 1, timeout_ms) <= 0)
+			return 0;
+	}
+	return tw_read_all(p, fn, arg);
 }
 
 static void tw_close(struct peer *p)
@@ -306,6 +394,8 @@ static void tw_close(struct peer *p)
 		     (unsigned long long)t->errors, strerror(-t->last_err));
 	if (t->table)
 		munmap(t->table, t->table_size);
+	if (t->ring)
+		munmap(t->ring, t->ring_size);
 	close(t->fd);
 	free(t->handle);
 	free(t->armed);
@@ -316,17 +406,6 @@ static void tw_close(struct peer *p)
 
 const struct peer_ops twheel_ops = {
 	.name = "twheel",
-	.open = tw_open,
-	.arm = tw_arm,
-	.rearm = tw_rearm,
-	.cancel = tw_cancel,
-	.flush = tw_flush,
-	.drain = tw_drain,
-	.close = tw_close,
-};
-
-const struct peer_ops twheel_batch_ops = {
-	.name = "twheel-batch",
 	.open = tw_open,
 	.arm = tw_arm,
 	.rearm = tw_rearm,

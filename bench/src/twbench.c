@@ -87,13 +87,16 @@ static void peer_init(struct peer *p, const char *label)
 		p->ops = &twheel_ops;
 	} else if (!strcmp(label, "twheel-shm")) {
 		p->ops = &twheel_shm_ops;
+	} else if (!strcmp(label, "twheel-ring")) {
+		p->ops = &twheel_ops;
+		p->batch = 256;
 	} else if (!strcmp(label, "libuv")) {
 		p->ops = &libuv_ops;
 	} else if (!strcmp(label, "libevent") ||
 		   !strcmp(label, "libevent-common")) {
 		p->ops = &libevent_ops;
 	} else if (!strncmp(label, "twheel-b", 8)) {
-		p->ops = &twheel_batch_ops;
+		p->ops = &twheel_ops;
 		p->batch = (uint32_t)atoi(b + 2);
 	} else {
 		die("unknown peer '%s'", label);

@@ -625,8 +625,8 @@ TEST_F(lib, share_refresh)
 		SKIP(return, "the module has no shared table");
 	EXPECT_TRUE(twheel_table(tw, &slots) == NULL);
 	EXPECT_NUM(slots, 0);
-	ASSERT_NUM(twheel_share(tw, 100), 0);
-	EXPECT_NUM(twheel_share(tw, 100), -EBUSY);
+	ASSERT_NUM(twheel_share(tw, 100, 0), 0);
+	EXPECT_NUM(twheel_share(tw, 100, 0), -EBUSY);
 	table = twheel_table(tw, &slots);
 	ASSERT_TRUE(table != NULL);
 	EXPECT_NUM(slots, 256);
@@ -658,6 +658,53 @@ TEST_F(lib, share_refresh)
 	EXPECT_NUM(ev.handle, a.handle);
 	EXPECT_NUM(ev.deadline, d + 200 * MS);
 	EXPECT_NUM(ev.flags, 0);
+	twheel_close(tw);
+}
+
+/*
+ * The expiry ring: records come from memory, those that found it full
+ * from read(), none lost; a cancel drops its handle's records from the ring
+ * too, as from the buffer.
+ */
+TEST_F(lib, share_ring)
+{
+	struct twheel *tw = open_tw(_metadata, 0, 0);
+	struct twheel_result r[10], p, c;
+	const struct twheel_event *ev;
+	unsigned int seen = 0, got = 0;
+	struct timespec ts = { 0, 50 * MS };
+	int i, n;
+
+	if (!(twheel_get_info(tw)->ioctls & TWHEEL_FEAT_SHARE))
+		SKIP(return, "the module has no shared table");
+	ASSERT_NUM(twheel_share(tw, 64, 4), 0);
+	for (i = 0; i < 10; i++)
+		ASSERT_NUM(twheel_prep_arm(tw, (uint64_t)i, 1 * MS, 0, 0, 0, &r[i]), 0);
+	ASSERT_NUM(twheel_flush(tw), 10);
+	/* Blocking: waits, then 4 from the ring and the rest from read(). */
+	while (got < 10) {
+		n = twheel_fill(tw);
+		ASSERT_GT(n, 0);
+		twheel_for_each_event(tw, ev) {
+			ASSERT_LT(ev->cookie, 10ULL);
+			EXPECT_NUM(ev->handle, r[ev->cookie].handle);
+			EXPECT_NUM(seen & (1U << ev->cookie), 0);
+			seen |= 1U << ev->cookie;
+			got++;
+		}
+	}
+	EXPECT_NUM(seen, 0x3ff);
+	twheel_close(tw);
+	/* A periodic timeout fills the ring; its cancel empties it of it. */
+	tw = open_tw(_metadata, 0, TWHEEL_OPEN_NONBLOCK);
+	ASSERT_NUM(twheel_share(tw, 64, 4), 0);
+	ASSERT_NUM(twheel_prep_arm(tw, 99, 1 * MS, 1 * MS, 0, 0, &p), 0);
+	ASSERT_NUM(twheel_flush(tw), 1);
+	nanosleep(&ts, NULL);
+	ASSERT_NUM(twheel_prep_cancel(tw, p.handle, 0, &c), 0);
+	ASSERT_NUM(twheel_flush(tw), 1);
+	EXPECT_NUM(c.result, 0);
+	EXPECT_NUM(twheel_fill(tw), -EAGAIN);
 	twheel_close(tw);
 }
 

@@ -410,31 +410,80 @@ struct twheel_slot {
 
 /* mmap() offset of the shared timeout table. */
 #define TWHEEL_OFF_TABLE		0ULL
+/* mmap() offset of the expiry ring: past the largest table. */
+#define TWHEEL_OFF_RING			0x100000000ULL
+
+/* Flags of struct twheel_share. */
+/* Also an expiry ring: records go there instead of waiting for read(). */
+#define TWHEEL_SHARE_RING		0x1U
+#define TWHEEL_SHARE_FLAGS_ALL		TWHEEL_SHARE_RING
+
+/* Most entries of an expiry ring. */
+#define TWHEEL_RING_MAX			65536
+
+/**
+ * struct twheel_ring - the first page of an expiry ring (TWHEEL_SHARE_RING)
+ * @head: written by the program: the count of records it has consumed;
+ *	record i is at index (i & (entries - 1)) of the array of struct
+ *	twheel_event that starts at byte TWHEEL_RING_EVENTS of the mapping
+ * @reserved0: zero; keeps @tail on a cache line of its own
+ * @tail: written by the kernel (release order): the count of records it
+ *	has put in; the program reads it with acquire order
+ * @reserved1: zero
+ * @entries: the ring's entries, a power of two (read-only)
+ * @waiting: records that found the ring full and wait in the file, where
+ *	read() returns them (written by the kernel)
+ * @reserved2: zero
+ *
+ * The kernel reads only @head, and takes a value that says more records
+ * are free than the ring has as "full".
+ */
+struct twheel_ring {
+	__u32 head;
+	__u32 reserved0[15];
+	__u32 tail;
+	__u32 reserved1[15];
+	__u32 entries;
+	__u32 waiting;
+	__u32 reserved2[14];
+};
+
+/* Byte offset of the first record in the ring's mapping. */
+#define TWHEEL_RING_EVENTS		4096
 
 /**
  * struct twheel_share - share the file's timeouts with the program (TWHEEL_IOC_SHARE)
- * @flags: 0
+ * @flags: TWHEEL_SHARE_*
  * @slots: in: entries the program wants in its table, 2 to
  *	twheel_info.max_pending + 1 (entry 0 is never used); out: entries it
  *	has, that many rounded up to fill whole pages (at most the largest
  *	allowed)
  * @size: out: bytes of the table, a whole number of pages
  * @offset: out: where to mmap() it, TWHEEL_OFF_TABLE
+ * @ring_entries: with TWHEEL_SHARE_RING: in: records the ring should hold,
+ *	2 to TWHEEL_RING_MAX; out: that rounded up to a power of two; else 0
+ * @reserved: zero
+ * @ring_size: out: bytes of the ring's mapping, whole pages (0 without)
+ * @ring_offset: out: where to mmap() the ring, TWHEEL_OFF_RING (0 without)
  *
  * Once per file, before its first arm (-EBUSY otherwise). The file then
  * holds at most @slots - 1 live timeouts. The table is mapped with
- * mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, offset); it
- * stays the file's until the file is closed, mapped or not.
+ * mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, offset), the
+ * ring likewise; they stay the file's until the file is freed, mapped or
+ * not.
  */
 struct twheel_share {
 	__u32 flags;
 	__u32 slots;
 	__u64 size;
 	__u64 offset;
+	__u32 ring_entries;
+	__u32 reserved;
+	__u64 ring_size;
+	__u64 ring_offset;
 };
 
-#define TWHEEL_SHARE_SIZE_VER0		24
-#define TWHEEL_SHARE_FLAGS_ALL		0U
+#define TWHEEL_SHARE_SIZE_VER0		48
 
 #define TWHEEL_IOC_INFO		_IOR(TWHEEL_IOC_MAGIC, 0x00, struct twheel_info)
 #define TWHEEL_IOC_ARM		_IOWR(TWHEEL_IOC_MAGIC, 0x01, struct twheel_arm)
