@@ -449,6 +449,9 @@ void twdev_reap(struct twdev_file *tf)
 	struct llist_node *list;
 
 	lockdep_assert_held(&tf->lock);
+	/* Cheaper than the exchange, on every arm and look-up. */
+	if (llist_empty(&tf->ringed))
+		return;
 	list = llist_del_all(&tf->ringed);
 	llist_for_each_entry_safe(tdt, next, list, ringed) {
 		twheel_cancel_sync(&tdt->tw);
