@@ -9,7 +9,8 @@
  * ioctls, reads with random buffer sizes (blocking, O_NONBLOCK, RWF_NOWAIT),
  * poll, and close/reopen. Half the opens share a timeout table
  * (TWHEEL_IOC_SHARE): their timeouts are also refreshed by stores into it,
- * and some stores are garbage the kernel must ignore. Every result and every record read is checked
+ * and some stores are garbage the kernel must ignore; half of those have
+ * an expiry ring too, small enough to fill, which every read also empties. Every result and every record read is checked
  * against a model of each file; at the end everything is cancelled and
  * drained, and every one-shot timeout that was armed and not cancelled must
  * have given exactly one record.
@@ -46,6 +47,12 @@
  *    holds the handle of a live timeout (a one-shot's only until a read
  *    may have taken its record) and never that of a dead one. A store of
  *    garbage (past the clock's range) changes nothing.
+ *  - With a ring, a one-shot dies whenever its record goes in, so it is
+ *    always as if a read were in flight; records taken from the ring are
+ *    checked as those of a read that started before everything (the
+ *    weakest bounds), one record at a time (a periodic timeout may have
+ *    several there), and a dead timeout is forgotten only once the ring
+ *    was emptied after it died.
  *  - Invalid operations get their documented errno and change nothing:
  *    their targets are live timeouts with far deadlines and the invalid
  *    re-arm asks for "now", so an applied one shows as an early record, an
@@ -93,6 +100,8 @@ typedef unsigned long long u64;
 #define FINAL_WAVE	128
 /* Entries of a shared table: more slots than a file ever holds at once. */
 #define TABLE_SLOTS	8192
+/* Records of an expiry ring: few, so that it fills now and then. */
+#define RING_ENTRIES	64
 
 /* Options. */
 static u64 opt_seed;
@@ -251,6 +260,7 @@ struct ent {
 	u64 floor;		/* no record's deadline is earlier ... */
 	u64 floor_seq;	/* ... in a read started at or after this */
 	u64 floor_all;	/* no record's deadline is ever earlier */
+	u64 floor_filed;	/* floor of the last arm or re-arm (no store) */
 	u64 dead_seq;	/* cancel returned: read started after: nothing */
 	u64 last_dl[4];	/* periodic: deadlines seen, to spot repeats */
 	u64 records;
@@ -284,6 +294,9 @@ struct tfile {
 	u64 arm_ctr;
 	struct twheel_slot *table;	/* shared table, or NULL */
 	size_t table_size;
+	struct twheel_ring *ring;	/* expiry ring, or NULL */
+	size_t ring_size;
+	u64 ring_emptied_seq;	/* seq before the ring was last emptied */
 };
 
 static struct tfile files[MAX_FILES];
@@ -298,7 +311,7 @@ static u64 ops_done, st_records, st_oneshot_recs, st_periodic_recs,
 	st_overruns, st_invalid, st_enoent_race, st_reopen, st_reads,
 	st_eagain, st_batches, st_arms, st_cancels, st_rearms, st_lost,
 	st_oneshots_expected, st_polls, st_gets, st_boot_arms, st_stores,
-	st_junk_stores;
+	st_junk_stores, st_ring_recs;
 
 #define ADD(v, n) __atomic_fetch_add(&(v), (n), __ATOMIC_RELAXED)
 #define LOAD(v) __atomic_load_n(&(v), __ATOMIC_ACQUIRE)
@@ -461,6 +474,9 @@ static void gc_dead(struct tfile *f)
 	u64 m = min_inflight_start(f);
 	int i, j = 0;
 
+	/* A record of it may wait in the ring until that is emptied. */
+	if (f->ring && f->ring_emptied_seq < m)
+		m = f->ring_emptied_seq;
 	for (i = 0; i < f->ndead; i++) {
 		struct ent *e = f->dead[i];
 
@@ -639,6 +655,7 @@ static struct ent *model_arm(int tid, struct tfile *f,
 	e->state = LIVE;
 	e->floor = deadline_floor(op->expires, op->flags, t0);
 	e->floor_all = e->floor;
+	e->floor_filed = e->floor;
 	e->floor_seq = seq;
 	e->hnext = f->hash[handle % HBUCKETS];
 	f->hash[handle % HBUCKETS] = e;
@@ -695,7 +712,7 @@ static bool model_mutate(int tid, struct tfile *f, u64 handle,
 	}
 	if (ret == -ENOENT && x == EXP_OK_OR_RACE) {
 		/* A read in flight must have taken its record. */
-		if (!LOAD(f->inflight)) {
+		if (!LOAD(f->inflight) && !f->ring) {
 			failf(tid, f, e, "%s of live one-shot %#llx"
 			      " returned -ENOENT, but no read is in flight "
 			      "and its record was never read", what, handle);
@@ -730,6 +747,7 @@ static bool model_mutate(int tid, struct tfile *f, u64 handle,
 		make_dead(f, e, CANCELLED, seq);
 	} else {
 		e->floor = deadline_floor(expires, flags, t0);
+		e->floor_filed = e->floor;
 		if (e->floor < e->floor_all)
 			e->floor_all = e->floor;
 		e->floor_seq = seq;
@@ -771,6 +789,7 @@ static bool check_record(int tid, struct tfile *f, const struct twheel_event *ev
 			 const struct readctx *rc, u64 seq)
 {
 	struct ent *e;
+	u64 lb;
 	uint32_t inst = ev->cookie >> 32;
 	int i;
 
@@ -823,11 +842,16 @@ static bool check_record(int tid, struct tfile *f, const struct twheel_event *ev
 			      " (duplicate)", ev->handle);
 			return false;
 		}
-		if (ev->deadline < e->floor) {
+		/*
+		 * A re-arm that returned 0 found the record not taken; a
+		 * store bounds only reads that started after it.
+		 */
+		lb = rc->start_seq >= e->floor_seq ? e->floor : e->floor_filed;
+		if (ev->deadline < lb) {
 			failf(tid, f, e, "record of one-shot %#llx"
 			      ": deadline %llu before its lower bound %"
 			      "llu (early, or a stale record after a re-arm)",
-			      ev->handle, ev->deadline, e->floor);
+			      ev->handle, ev->deadline, lb);
 			return false;
 		}
 		make_dead(f, e, DONE, seq);
@@ -914,6 +938,40 @@ static bool process_read(int tid, struct tfile *f, struct twheel_event *ev,
 enum rmode { R_BLOCK, R_NOWAIT, R_POLL };
 
 /*
+ * Empty @f's ring, each record checked as if read alone by a read that
+ * started before everything. Caller holds f->m. Returns the records taken,
+ * or -1 on a failure.
+ */
+static int ring_empty(int tid, struct tfile *f)
+{
+	const struct twheel_event *evs =
+		(const void *)((const char *)f->ring + TWHEEL_RING_EVENTS);
+	struct readctx rc = { 0 };
+	struct twheel_event ev;
+	uint32_t head = f->ring->head, tail;
+	u64 seq0 = LOAD(f->seq);
+	int n = 0;
+
+	tail = __atomic_load_n(&f->ring->tail, __ATOMIC_ACQUIRE);
+	if (tail - head > RING_ENTRIES) {
+		failf(tid, f, NULL, "ring tail %u is %u records past its head",
+		      tail, tail - head);
+		return -1;
+	}
+	for (; head != tail; head++) {
+		ev = evs[head % RING_ENTRIES];
+		__atomic_store_n(&f->ring->head, head + 1, __ATOMIC_RELEASE);
+		rc.t1 = now_ns();
+		if (!process_read(tid, f, &ev, 1, &rc))
+			return -1;
+		n++;
+	}
+	f->ring_emptied_seq = seq0;
+	ADD(st_ring_recs, n);
+	return n;
+}
+
+/*
  * One read of @f with a buffer of @size bytes; @mode: read() (blocking
  * unless the file is O_NONBLOCK), preadv2(RWF_NOWAIT), or poll first.
  * Returns records read, or -1 after a failure.
@@ -996,6 +1054,11 @@ static int do_read(int tid, struct tfile *f, size_t size, enum rmode mode,
 	if (!process_read(tid, f, ev, n, &rc))
 		n = -1;
 out:
+	if (f->ring && n >= 0) {
+		int m = ring_empty(tid, f);
+
+		n = m < 0 ? -1 : n + m;
+	}
 	pthread_mutex_unlock(&f->m);
 	return n;
 }
@@ -1017,12 +1080,18 @@ static size_t rand_read_size(struct rng *r)
 /* Opening and closing                                                 */
 
 /* Open @f anew with its sentinel. Caller holds f->rw for writing. */
-/* Give new @f a shared table and map it. */
-static bool file_share(int tid, struct tfile *f)
+/* Give new @f a shared table, and with @ring an expiry ring; map them. */
+static bool file_share(int tid, struct tfile *f, bool ring)
 {
 	struct twheel_share sh = { .slots = TABLE_SLOTS };
 	void *p;
-	int ret = xioctl(f->fd, TWHEEL_IOC_SHARE, &sh);
+	int ret;
+
+	if (ring) {
+		sh.flags = TWHEEL_SHARE_RING;
+		sh.ring_entries = RING_ENTRIES;
+	}
+	ret = xioctl(f->fd, TWHEEL_IOC_SHARE, &sh);
 
 	if (ret || sh.slots != TABLE_SLOTS) {
 		failf(tid, f, NULL, "TWHEEL_IOC_SHARE of %u slots returned %s, "
@@ -1037,6 +1106,17 @@ static bool file_share(int tid, struct tfile *f)
 	}
 	f->table = p;
 	f->table_size = sh.size;
+	if (!ring)
+		return true;
+	p = mmap(NULL, sh.ring_size, PROT_READ | PROT_WRITE, MAP_SHARED, f->fd,
+		 (off_t)sh.ring_offset);
+	if (p == MAP_FAILED) {
+		failf(tid, f, NULL, "mmap of the ring: %s", strerror(errno));
+		return false;
+	}
+	f->ring = p;
+	f->ring_size = sh.ring_size;
+	f->ring_emptied_seq = 0;
 	return true;
 }
 
@@ -1055,7 +1135,8 @@ static bool file_open(int tid, struct tfile *f, bool nonblock)
 	f->nonblock = nonblock;
 	f->inst = __atomic_fetch_add(&next_inst, 1, __ATOMIC_RELAXED);
 	f->table = NULL;
-	if (have_share && f->inst % 2 && !file_share(tid, f))
+	f->ring = NULL;
+	if (have_share && f->inst % 2 && !file_share(tid, f, f->inst % 4 == 3))
 		return false;
 	f->arms = f->cancels = 0;
 	f->arm_ctr = 0;
@@ -1091,7 +1172,10 @@ static void file_close(struct tfile *f)
 
 	if (f->table)
 		munmap(f->table, f->table_size);
+	if (f->ring)
+		munmap(f->ring, f->ring_size);
 	f->table = NULL;
+	f->ring = NULL;
 	close(f->fd);
 	f->fd = -1;
 	pthread_mutex_lock(&f->m);
@@ -1199,7 +1283,7 @@ static bool check_entry(int tid, struct tfile *f, struct ent *e, u64 handle,
 	bool live = e && e->state == LIVE;
 
 	if (live && in_entry != handle &&
-	    (e->kind != ONESHOT || !LOAD(f->inflight))) {
+	    (e->kind != ONESHOT || (!LOAD(f->inflight) && !f->ring))) {
 		failf(tid, f, e, "table entry of live %s %#llx holds %#llx",
 		      kind_name[e->kind], handle, in_entry);
 		return false;
@@ -1354,7 +1438,7 @@ static void op_get(int tid, struct rng *r, struct tfile *f)
 		check_get(tid, f, e, &g, t1);
 	} else if (ret == -ENOENT && e && e->state == LIVE) {
 		/* Same as a cancel: only a read in flight may have taken it. */
-		if (e->kind != ONESHOT || !LOAD(f->inflight)) {
+		if (e->kind != ONESHOT || (!LOAD(f->inflight) && !f->ring)) {
 			failf(tid, f, e, "GET of live %s %#llx returned -ENOENT "
 			      "(reads in flight: %d)", kind_name[e->kind], h,
 			      LOAD(f->inflight));
@@ -1776,7 +1860,9 @@ static void *worker_fn(void *arg)
 		else if (p < 720)
 			do_read(w->tid, f, rand_read_size(r), R_NOWAIT, 0);
 		else if (p < 880)
-			do_read(w->tid, f, rand_read_size(r), R_BLOCK, 0);
+			/* A blocking read() waits for what the ring holds not. */
+			do_read(w->tid, f, rand_read_size(r),
+				f->ring ? R_NOWAIT : R_BLOCK, 0);
 		else if (p < 940)
 			do_read(w->tid, f, rand_read_size(r), R_POLL, rn(r, 5));
 		else if (p < 997 && have_get)
@@ -1802,6 +1888,8 @@ static void finish_file(int tid, struct tfile *f, u64 settle_ns)
 	int i, ret, n;
 
 	pthread_mutex_lock(&f->m);
+	if (f->ring && ring_empty(tid, f) < 0)
+		goto out;
 	if (f->ngone)
 		for (i = 0; i < HBUCKETS; i++)
 			for (e = f->hash[i]; e; e = e->hnext)
@@ -1841,7 +1929,8 @@ static void finish_file(int tid, struct tfile *f, u64 settle_ns)
 				listed++;
 			}
 		}
-		if (listed != want) {
+		/* With a ring, one-shots die as they fire: fewer listed. */
+		if (listed != want && !(f->ring && listed < want)) {
 			failf(tid, f, NULL, "DRAIN listed %d timeouts, the model "
 			      "has %d live", listed, want);
 			goto out;
@@ -1923,6 +2012,9 @@ static void finish_file(int tid, struct tfile *f, u64 settle_ns)
 		if (i < f->nlive + 1)
 			i--;	/* make_dead() moved another into slot i */
 	}
+	/* What the cancelled periodic timeouts put in the ring before. */
+	if (f->ring && ring_empty(tid, f) < 0)
+		goto out;
 	/* Now only one-shots due within 2 s are live: each gives one record. */
 	ADD(st_oneshots_expected, f->nlive);
 	until = (last > now_ns() ? last : now_ns()) + settle_ns;
@@ -2119,11 +2211,12 @@ TEST_F_TIMEOUT(fuzz, model, 6 * 3600)
 	       ", cancels %llu, batches %llu, invalid ops %llu"
 	       ", gets %llu, read-vs-cancel races %llu, reopens %llu"
 	       ", one-shots awaited at the end %llu, table stores %llu"
-	       " (garbage %llu)",
+	       " (garbage %llu), records from rings %llu",
 	       st_records, st_oneshot_recs, st_periodic_recs, st_overruns,
 	       st_reads, st_eagain, st_polls, st_arms, st_boot_arms, st_rearms,
 	       st_cancels, st_batches, st_invalid, st_gets, st_enoent_race,
-	       st_reopen, st_oneshots_expected, st_stores, st_junk_stores);
+	       st_reopen, st_oneshots_expected, st_stores, st_junk_stores,
+	       st_ring_recs);
 	if (failed) {
 		fputs(fail_msg, stdout);
 		fflush(stdout);
