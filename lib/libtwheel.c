@@ -471,15 +471,19 @@ unsigned int twheel_discard(struct twheel *tw)
 /*
  * A one-shot record whose table entry holds a later deadline than the one
  * that fired: the program stored it after the kernel had taken the record
- * (another thread, during the read()), or stored one the wheel does not
- * take. The kernel cleared the entry's handle when it handed the record
- * over, so an entry that holds a handle again belongs to a newer timeout.
+ * (another thread during the read(); or any time before the program took
+ * it from the ring, where it went when the timeout fired), or stored one
+ * the wheel does not take. The kernel writes a one-shot's entry only when
+ * it arms it; it clears the handle when the timeout dies (for a record in
+ * the ring, at the file's next system call), so an entry that holds another
+ * handle belongs to a newer timeout.
  */
 static void mark_missed(const struct twheel *tw, struct twheel_event *ev,
 			unsigned int nr)
 {
 	const struct twheel_slot *s;
 	unsigned int i;
+	uint64_t h;
 
 	if (!tw->table)
 		return;
@@ -488,7 +492,8 @@ static void mark_missed(const struct twheel *tw, struct twheel_event *ev,
 		    (uint32_t)ev[i].handle >= tw->table_slots)
 			continue;
 		s = &tw->table[(uint32_t)ev[i].handle];
-		if (!__atomic_load_n(&s->handle, __ATOMIC_ACQUIRE) &&
+		h = __atomic_load_n(&s->handle, __ATOMIC_ACQUIRE);
+		if ((!h || h == ev[i].handle) &&
 		    __atomic_load_n(&s->deadline, __ATOMIC_RELAXED) >
 		    ev[i].deadline)
 			ev[i].flags |= TWHEEL_EV_REFRESH_MISSED;

@@ -137,8 +137,10 @@ static inline int twheel_event_is_periodic(const struct twheel_event *ev)
  * Set by the library in a one-shot record it returns (twheel_read(),
  * twheel_fill()): the table entry held a later deadline than the one that
  * fired, which the kernel did not apply. It was stored after the kernel had
- * taken the record (by another thread during the read), or it was past the
- * wheel's range. Never set by the kernel.
+ * taken the record (by another thread during the read; with a ring, any
+ * time after the record went into the ring), or it was past the wheel's
+ * range. The timeout is dead: a program that still wants it arms a new
+ * one. Never set by the kernel.
  */
 #define TWHEEL_EV_REFRESH_MISSED	0x80000000U
 

@@ -7,23 +7,31 @@
  *
  *   - accept: arm the connection's timeout IDLE_MS from now, with the
  *     connection's fd and generation as the cookie;
- *   - every read: push the timeout out again (a re-arm, queued);
+ *   - every read: push the timeout out again (twheel_refresh(): with the
+ *     file's shared table a store into memory, else a queued re-arm);
  *   - the peer closes: cancel the timeout (queued) and close;
  *   - the timeout's record arrives (the twheel fd is in the epoll set like
- *     any socket): the connection was idle IDLE_MS, close it.
+ *     any socket): the connection was idle IDLE_MS, close it; unless the
+ *     record says the refresh came too late (TWHEEL_EV_REFRESH_MISSED: the
+ *     timeout had fired already), then arm a new one.
  *
  * Queued operations go to the kernel in one system call per round of the
  * event loop (twheel_flush() before epoll_wait()), however many
  * connections saw traffic; twheel_fill() flushes first too, so a record is
  * never read for a timeout the server has already re-armed or cancelled.
+ * Where the module has it (TWHEEL_FEAT_SHARE), the file shares its timeout
+ * table and an expiry ring with the server: refreshes and records then cost
+ * no system call at all (-s: do without).
  *
- * Usage: idle-server [-p PORT] [-i IDLE_MS] [-n MAX] (MAX: connections)
+ * Usage: idle-server [-p PORT] [-i IDLE_MS] [-n MAX] [-s] (MAX: connections)
  * It listens on 127.0.0.1:PORT (0: any free port), prints "listening on
  * port N" and, on SIGTERM or SIGINT, one line of counters:
  *   accepted=A idle_closed=I peer_closed=P refreshes=R early=E stale=S
+ *   errors=X missed=M shared=0|1
  * (early: records that arrived before the connection's deadline; stale:
- * records of a connection that is gone; both must be 0) and exits 0 when
- * both are 0.
+ * records of a connection that is gone; both must be 0; missed: refreshes
+ * that came after the timeout fired, a new timeout armed for each) and
+ * exits 0 when early, stale and errors are 0.
  *
  * Build: make -C samples (static, with lib/out/libtwheel.a).
  */
@@ -64,8 +72,9 @@ struct server {
 	__u64 idle;			/* ns */
 	struct conn *conns;
 	unsigned int max;
-	unsigned long accepted, idle_closed, peer_closed, refreshes;
+	unsigned long accepted, idle_closed, peer_closed, refreshes, missed;
 	unsigned long early, stale, errors;
+	bool no_share;			/* -s */
 };
 
 static __u64 cookie_of(int fd, __u32 gen)
@@ -115,6 +124,14 @@ static void conn_close(struct server *s, int fd)
 	close(fd);
 }
 
+/* Arm @c's timeout for its deadline (queued: the handle comes at flush). */
+static int arm_idle(struct server *s, int fd, struct conn *c)
+{
+	memset(&c->arm, 0, sizeof(c->arm));
+	return twheel_prep_arm(s->tw, cookie_of(fd, c->gen), c->deadline, 0,
+			       TWHEEL_ARM_ABS, 0, &c->arm);
+}
+
 /* Accept what is pending; arm each new connection's timeout (queued). */
 static void accept_all(struct server *s)
 {
@@ -132,10 +149,7 @@ static void accept_all(struct server *s)
 		}
 		c = &s->conns[fd];
 		c->deadline = twheel_now_ns() + s->idle;
-		memset(&c->arm, 0, sizeof(c->arm));
-		if (twheel_prep_arm(s->tw, cookie_of(fd, c->gen), c->deadline,
-				    0, TWHEEL_ARM_ABS, 0, &c->arm) ||
-		    watch(s, fd, fd)) {
+		if (arm_idle(s, fd, c) || watch(s, fd, fd)) {
 			close(fd);
 			s->errors++;
 			continue;
@@ -151,6 +165,7 @@ static void conn_read(struct server *s, int fd)
 	struct conn *c = &s->conns[fd];
 	char buf[4096];
 	ssize_t n;
+	int ret;
 
 	n = read(fd, buf, sizeof(buf));
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
@@ -165,8 +180,9 @@ static void conn_read(struct server *s, int fd)
 	if (write(fd, buf, n) != n)
 		s->errors++;
 	c->deadline = twheel_now_ns() + s->idle;
-	if (twheel_prep_rearm(s->tw, c->arm.handle, c->deadline,
-			      TWHEEL_ARM_ABS, NULL))
+	/* -ENOENT: it fired just now; its record (marked missed) is coming. */
+	ret = twheel_refresh(s->tw, c->arm.handle, c->deadline, NULL);
+	if (ret < 0 && ret != -ENOENT)
 		s->errors++;
 	else
 		s->refreshes++;
@@ -190,6 +206,13 @@ static void expire_idle(struct server *s)
 		c = (unsigned int)fd < s->max ? &s->conns[fd] : NULL;
 		if (!c || !c->open || cookie_of(fd, c->gen) != ev->cookie) {
 			s->stale++;
+			continue;
+		}
+		/* Traffic came after it fired: a new timeout, not a close. */
+		if (ev->flags & TWHEEL_EV_REFRESH_MISSED) {
+			if (arm_idle(s, fd, c))
+				s->errors++;
+			s->missed++;
 			continue;
 		}
 		if (ev->expired < c->deadline || twheel_now_ns() < c->deadline)
@@ -228,6 +251,7 @@ static int serve(struct server *s)
 static int setup(struct server *s, unsigned int port)
 {
 	struct rlimit rl;
+	unsigned int slots;
 	sigset_t sigs;
 	int ret;
 
@@ -246,6 +270,18 @@ static int setup(struct server *s, unsigned int port)
 	ret = twheel_open(&s->tw, NULL, 0, TWHEEL_OPEN_NONBLOCK);
 	if (ret)
 		return ret;
+	/*
+	 * A table entry per timeout (a connection's new timeout may be armed
+	 * before its old one is freed: twice the connections) and a ring.
+	 */
+	if (!s->no_share) {
+		slots = 2 * s->max + 1;
+		if (slots > twheel_get_info(s->tw)->max_pending + 1)
+			slots = twheel_get_info(s->tw)->max_pending + 1;
+		ret = twheel_share(s->tw, slots, 4096);
+		if (ret && ret != -EOPNOTSUPP)
+			return ret;
+	}
 	s->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (s->epfd < 0)
 		return -errno;
@@ -275,7 +311,7 @@ int main(int argc, char **argv)
 	unsigned int port = 0;
 	int opt, ret;
 
-	while ((opt = getopt(argc, argv, "p:i:n:")) != -1) {
+	while ((opt = getopt(argc, argv, "p:i:n:s")) != -1) {
 		switch (opt) {
 		case 'p':
 			port = strtoul(optarg, NULL, 0);
@@ -286,8 +322,11 @@ int main(int argc, char **argv)
 		case 'n':
 			s.max = strtoul(optarg, NULL, 0) + 16;
 			break;
+		case 's':
+			s.no_share = true;
+			break;
 		default:
-			fprintf(stderr, "usage: idle-server [-p PORT] [-i IDLE_MS] [-n MAX]\n");
+			fprintf(stderr, "usage: idle-server [-p PORT] [-i IDLE_MS] [-n MAX] [-s]\n");
 			return 2;
 		}
 	}
@@ -300,7 +339,8 @@ int main(int argc, char **argv)
 	ret = serve(&s);
 	printf("accepted=%lu idle_closed=%lu peer_closed=%lu refreshes=%lu",
 	       s.accepted, s.idle_closed, s.peer_closed, s.refreshes);
-	printf(" early=%lu stale=%lu errors=%lu\n", s.early, s.stale, s.errors);
+	printf(" early=%lu stale=%lu errors=%lu missed=%lu shared=%d\n", s.early,
+	       s.stale, s.errors, s.missed, twheel_table(s.tw, NULL) != NULL);
 	twheel_close(s.tw);
 	return ret || s.early || s.stale || s.errors;
 }

@@ -75,7 +75,8 @@ static int exit_status(pid_t pid)
 
 struct server_counts {
 	unsigned long accepted, idle_closed, peer_closed, refreshes;
-	unsigned long early, stale, errors;
+	unsigned long early, stale, errors, missed;
+	int shared;
 };
 
 FIXTURE(samples) {
@@ -95,6 +96,7 @@ TEST_F_TIMEOUT(samples, idle_connections_closed_exactly, 180)
 {
 	char server[PATH_MAX], client[PATH_MAX], line[512] = "", sline[512] = "";
 	char port[16], conns[16], active[16], idle[16];
+	struct twheel_info info;
 	struct server_counts sc;
 	FILE *sout, *cout;
 	pid_t spid, cpid;
@@ -103,6 +105,9 @@ TEST_F_TIMEOUT(samples, idle_connections_closed_exactly, 180)
 
 	if (access(TW_DEV, F_OK))
 		SKIP(return, "no " TW_DEV);
+	ret = tw_open(_metadata);
+	tw_info(_metadata, ret, &info);
+	close(ret);
 	if (tw_beside("idle-server", server, sizeof(server)) ||
 	    tw_beside("idle-client", client, sizeof(client)))
 		SKIP(return, "no idle-server and idle-client beside this test");
@@ -141,9 +146,12 @@ TEST_F_TIMEOUT(samples, idle_connections_closed_exactly, 180)
 
 	EXPECT_EQ(0, cstatus);
 	EXPECT_EQ(0, ret);
-	ASSERT_EQ(7, sscanf(sline, "accepted=%lu idle_closed=%lu peer_closed=%lu refreshes=%lu early=%lu stale=%lu errors=%lu",
+	ASSERT_EQ(9, sscanf(sline, "accepted=%lu idle_closed=%lu peer_closed=%lu refreshes=%lu early=%lu stale=%lu errors=%lu missed=%lu shared=%d",
 			    &sc.accepted, &sc.idle_closed, &sc.peer_closed,
-			    &sc.refreshes, &sc.early, &sc.stale, &sc.errors));
+			    &sc.refreshes, &sc.early, &sc.stale, &sc.errors,
+			    &sc.missed, &sc.shared));
+	/* Refreshes by store and records from the ring, where the module has them. */
+	EXPECT_EQ((info.ioctls & TWHEEL_FEAT_SHARE) != 0, sc.shared != 0);
 	EXPECT_EQ((unsigned long)CONNS, sc.accepted);
 	EXPECT_EQ((unsigned long)(CONNS - ACTIVE), sc.idle_closed);
 	EXPECT_EQ(0UL, sc.early);

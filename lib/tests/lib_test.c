@@ -672,6 +672,7 @@ TEST_F(lib, share_ring)
 	struct twheel_result r[10], p, c;
 	const struct twheel_event *ev;
 	unsigned int seen = 0, got = 0;
+	struct pollfd pfd;
 	struct timespec ts = { 0, 50 * MS };
 	int i, n;
 
@@ -694,6 +695,18 @@ TEST_F(lib, share_ring)
 		}
 	}
 	EXPECT_NUM(seen, 0x3ff);
+	/* A refresh stored once the record is in the ring: marked missed. */
+	ASSERT_NUM(twheel_prep_arm(tw, 5, 1 * MS, 0, 0, 0, &r[0]), 0);
+	ASSERT_NUM(twheel_flush(tw), 1);
+	pfd = (struct pollfd){ .fd = twheel_fd(tw), .events = POLLIN };
+	ASSERT_NUM(poll(&pfd, 1, 10000), 1);
+	EXPECT_NUM(twheel_refresh(tw, r[0].handle, twheel_now_ns() + 1000 * MS,
+				  NULL), 0);
+	ASSERT_NUM(twheel_fill(tw), 1);
+	ev = twheel_next_event(tw);
+	ASSERT_TRUE(ev != NULL);
+	EXPECT_NUM(ev->handle, r[0].handle);
+	EXPECT_NUM(ev->flags & TWHEEL_EV_REFRESH_MISSED, TWHEEL_EV_REFRESH_MISSED);
 	twheel_close(tw);
 	/* A periodic timeout fills the ring; its cancel empties it of it. */
 	tw = open_tw(_metadata, 0, TWHEEL_OPEN_NONBLOCK);
