@@ -326,7 +326,8 @@ int main(int argc, char **argv)
 			s.no_share = true;
 			break;
 		default:
-			fprintf(stderr, "usage: idle-server [-p PORT] [-i IDLE_MS] [-n MAX] [-s]\n");
+			fprintf(stderr,
+				"usage: idle-server [-p PORT] [-i IDLE_MS] [-n MAX] [-s]\n");
 			return 2;
 		}
 	}
@@ -340,7 +341,7 @@ int main(int argc, char **argv)
 	printf("accepted=%lu idle_closed=%lu peer_closed=%lu refreshes=%lu",
 	       s.accepted, s.idle_closed, s.peer_closed, s.refreshes);
 	printf(" early=%lu stale=%lu errors=%lu missed=%lu shared=%d\n", s.early,
-	       s.stale, s.errors, s.missed, twheel_table(s.tw, NULL) != NULL);
+	       s.stale, s.errors, s.missed, !!twheel_table(s.tw, NULL));
 	twheel_close(s.tw);
 	return ret || s.early || s.stale || s.errors;
 }
