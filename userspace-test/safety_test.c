@@ -1033,9 +1033,10 @@ static uint64_t storm_size(uint64_t max, uint64_t min, long long cost)
  * arming should end, plus @extra_ns. With @boot_off, half of them (odd
  * cookies) are on CLOCK_BOOTTIME, due at the same instant: *@boot_off is
  * set to the offset of CLOCK_BOOTTIME used. An attempt that falls behind
- * its plan (other guests share the machine) is abandoned: the files are
- * closed and opened again (@reopen, with @ctx, opens file @i and returns
- * its fd or -errno) and arming starts over, planned at the rate seen.
+ * its plan (other guests share the machine), or that ends with less than
+ * half of @lead_ns left, is abandoned: the files are closed and opened
+ * again (@reopen, with @ctx, opens file @i and returns its fd or -errno)
+ * and arming starts over, planned at the rate seen.
  * Returns the deadline (CLOCK_MONOTONIC), or 0 with *@err set.
  */
 typedef int (*reopen_fn)(void *ctx, int i);
@@ -1084,6 +1085,10 @@ static uint64_t arm_storm(int *fds, int nfiles, uint64_t per_file,
 					 deadline - extra_ns;
 			}
 		}
+		/* Done, but a stall at the end may have eaten the lead. */
+		el = now_ns() - t0;
+		if (!behind && t0 + el + lead_ns / 2 > deadline - extra_ns)
+			behind = true;
 		if (!behind)
 			return deadline;
 		ksft_print_msg("arming fell behind its plan (%llu of %llu in %llu ms): starting again\n",

@@ -9,7 +9,8 @@
  * timeouts fire, munmap, fork, mremap and close while they fire, and a
  * bystander's timeouts meanwhile. The expiry ring (TWHEEL_SHARE_RING):
  * records without read(), a full ring losing nothing, periodic timeouts,
- * dead handles, a lying head.
+ * dead handles, a lying head. As uid 65534, the table and ring count
+ * toward the per-user limit on timeouts.
  */
 #include <grp.h>
 #include <pthread.h>
@@ -735,6 +736,98 @@ TEST(scribbled_table_hurts_only_its_owner)
 	ASSERT_TRUE(WIFEXITED(status));
 	EXPECT_EQ(WEXITSTATUS(status), 0);
 	close(fd);
+}
+
+#define USER_MAX	"/sys/module/twheel/parameters/max_user_timeouts"
+/* The limit while the test runs, in timeouts: 128 bytes of memory each. */
+#define LIMIT		100
+/* A one-page table costs 4096 / 128 timeouts. */
+#define PAGE_COST	32
+
+/* A failed check of limited_program(): said on stderr, exit status 1. */
+#define LIMITED_FAILED()						\
+	(fprintf(stderr, "limited_program: check at line %d failed\n",	\
+		 __LINE__), 1)
+
+/*
+ * As uid 65534 under a limit of LIMIT timeouts: a table or ring costing
+ * more gets -ENOSPC and changes nothing; a one-page table takes PAGE_COST
+ * of the limit, so only LIMIT - PAGE_COST timeouts can be armed beside it;
+ * closing the file gives all of it back. Returns 0, or 1 when a check
+ * failed.
+ */
+static int limited_program(void)
+{
+	struct twheel_share big = { .slots = 16 * PAGE_SLOTS };
+	struct twheel_share ring = { .flags = TWHEEL_SHARE_RING,
+				     .slots = PAGE_SLOTS,
+				     .ring_entries = 4096 };
+	struct twheel_share one = { .slots = PAGE_SLOTS };
+	uint64_t h;
+	int fd, i;
+
+	if (setgroups(0, NULL) || setresgid(NOBODY, NOBODY, NOBODY) ||
+	    setresuid(NOBODY, NOBODY, NOBODY))
+		return LIMITED_FAILED();
+	fd = open(TW_DEV, O_RDWR | O_NONBLOCK);
+	if (fd < 0)
+		return LIMITED_FAILED();
+	if (tw_ioctl(fd, TWHEEL_IOC_SHARE, &big) != -ENOSPC ||
+	    tw_ioctl(fd, TWHEEL_IOC_SHARE, &ring) != -ENOSPC ||
+	    tw_fdinfo(fd, "user_timeouts") != 0)
+		return LIMITED_FAILED();
+	if (tw_ioctl(fd, TWHEEL_IOC_SHARE, &one) ||
+	    tw_fdinfo(fd, "user_timeouts") != PAGE_COST)
+		return LIMITED_FAILED();
+	for (i = 0; i < LIMIT - PAGE_COST; i++)
+		if (tw_arm_full(fd, i, 3600 * SEC, 0, 0, 0, &h))
+			return LIMITED_FAILED();
+	if (tw_arm_full(fd, i, 3600 * SEC, 0, 0, 0, &h) != -ENOSPC ||
+	    tw_fdinfo(fd, "user_timeouts") != LIMIT)
+		return LIMITED_FAILED();
+	close(fd);
+	fd = open(TW_DEV, O_RDWR | O_NONBLOCK);
+	if (fd < 0 || tw_fdinfo(fd, "user_timeouts") != 0)
+		return LIMITED_FAILED();
+	close(fd);
+	return 0;
+}
+
+FIXTURE(limit) {
+	char saved[32];
+};
+
+FIXTURE_SETUP(limit)
+{
+	char want[32];
+	int fd = open(USER_MAX, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	ASSERT_GE(fd, 0);
+	n = read(fd, self->saved, sizeof(self->saved) - 1);
+	close(fd);
+	ASSERT_GT(n, 0);
+	self->saved[n] = '\0';
+	snprintf(want, sizeof(want), "%d", LIMIT);
+	ASSERT_EQ(tw_write_file(USER_MAX, want), 0);
+}
+
+FIXTURE_TEARDOWN(limit)
+{
+	EXPECT_EQ(tw_write_file(USER_MAX, self->saved), 0);
+}
+
+TEST_F(limit, table_and_ring_count_toward_the_user_limit)
+{
+	int status;
+	pid_t pid = fork();
+
+	ASSERT_GE(pid, 0);
+	if (pid == 0)
+		_exit(limited_program());
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(WEXITSTATUS(status), 0);
 }
 
 TEST_HARNESS_MAIN
