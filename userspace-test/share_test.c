@@ -15,6 +15,7 @@
 #include <grp.h>
 #include <pthread.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 
 #include "twheel_util.h"
@@ -763,17 +764,27 @@ static int limited_program(void)
 				     .slots = PAGE_SLOTS,
 				     .ring_entries = 4096 };
 	struct twheel_share one = { .slots = PAGE_SLOTS };
+	long long held;
 	uint64_t h;
-	int fd, i;
+	int fd, i, ret[2];
 
+	/*
+	 * Dumpable again after the change of credentials: else 5.10 no
+	 * longer lets the process read its own /proc/self/fdinfo.
+	 */
 	if (setgroups(0, NULL) || setresgid(NOBODY, NOBODY, NOBODY) ||
-	    setresuid(NOBODY, NOBODY, NOBODY))
+	    setresuid(NOBODY, NOBODY, NOBODY) ||
+	    prctl(PR_SET_DUMPABLE, 1, 0, 0, 0))
 		return LIMITED_FAILED();
 	fd = open(TW_DEV, O_RDWR | O_NONBLOCK);
 	if (fd < 0)
 		return LIMITED_FAILED();
-	if (tw_ioctl(fd, TWHEEL_IOC_SHARE, &big) != -ENOSPC ||
-	    tw_ioctl(fd, TWHEEL_IOC_SHARE, &ring) != -ENOSPC ||
+	held = tw_fdinfo(fd, "user_timeouts");
+	ret[0] = tw_ioctl(fd, TWHEEL_IOC_SHARE, &big);
+	ret[1] = tw_ioctl(fd, TWHEEL_IOC_SHARE, &ring);
+	fprintf(stderr, "limited_program: user_timeouts %lld at the start; too big a table %d, ring %d; then user_timeouts %lld\n",
+		held, ret[0], ret[1], tw_fdinfo(fd, "user_timeouts"));
+	if (held != 0 || ret[0] != -ENOSPC || ret[1] != -ENOSPC ||
 	    tw_fdinfo(fd, "user_timeouts") != 0)
 		return LIMITED_FAILED();
 	if (tw_ioctl(fd, TWHEEL_IOC_SHARE, &one) ||
