@@ -218,10 +218,10 @@ EXPORT_SYMBOL_IF_KUNIT(twdev_fill_record);
 /*
  * Put the record of @tdt, which expired at @now, in the file's ring, if it
  * has one with room. The record is then the program's: a one-shot (or a
- * periodic one that stops) is dead and goes on tf->ringed for a tf->lock
- * holder to free; a periodic one gets its next deadline, in @next for the
- * caller to file it once the lock is dropped, its table entry updated as
- * read() would. Under the xa_lock.
+ * periodic one that stops) is dead, its table entry says so at once, and it
+ * goes on tf->ringed for a tf->lock holder to free; a periodic one gets its
+ * next deadline, in @next for the caller to file it once the lock is
+ * dropped, its table entry updated as read() would. Under the xa_lock.
  * Return: true if the record is in the ring.
  */
 static bool twdev_ring_record(struct twdev_file *tf,
@@ -237,6 +237,7 @@ static bool twdev_ring_record(struct twdev_file *tf,
 		return false;
 	tf->counters.ring_overruns += rec.ev.overrun;
 	if (!tdt->period || (rec.ev.flags & TWHEEL_EV_STOPPED)) {
+		twdev_share_clear(tdt);
 		llist_add(&tdt->ringed, &tf->ringed);
 		return true;
 	}

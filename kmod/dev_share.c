@@ -44,9 +44,11 @@
  * timeout, with release order (twdev_mmap() reads it without tf->lock,
  * which the page faults of read() nest the mmap lock in), and stays until
  * the file is freed. The kernel writes table entries under tf->lock, but
- * for a periodic timeout's next deadline, which a callback that put its
- * record in the ring publishes (cmpxchg, as under tf->lock); the ring's
- * tail and @waiting change under the file's xa_lock.
+ * for what a callback that put its record in the ring writes: a periodic
+ * timeout's next deadline (cmpxchg, as under tf->lock) or a one-shot's
+ * death (its handle cleared; the slot is not used again before a tf->lock
+ * holder reaps it); the ring's tail and @waiting change under the file's
+ * xa_lock.
  */
 #include <linux/mm.h>
 #include <linux/slab.h>
@@ -265,7 +267,9 @@ void twdev_share_next(const struct twdev_timeout *tdt, u64 old)
 
 /**
  * twdev_share_clear() - say that a slot's timeout is dead
- * @tdt: the timeout, its owner's tf->lock held
+ * @tdt: the timeout, its owner's tf->lock held; or its callback, which put
+ *	its last record in the ring (no one else writes the entry of a slot
+ *	before the slot is reaped)
  *
  * The deadline stays: a program that refreshed the timeout after its record
  * was read finds its own store there (see libtwheel).

@@ -475,8 +475,8 @@ unsigned int twheel_discard(struct twheel *tw)
  * it from the ring, where it went when the timeout fired), or stored one
  * the wheel does not take. The kernel writes a one-shot's entry only when
  * it arms it; it clears the handle when the timeout dies (for a record in
- * the ring, at the file's next system call), so an entry that holds another
- * handle belongs to a newer timeout.
+ * the ring, just after it put the record there), so an entry that holds
+ * another handle belongs to a newer timeout.
  */
 static void mark_missed(const struct twheel *tw, struct twheel_event *ev,
 			unsigned int nr)

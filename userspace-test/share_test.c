@@ -480,6 +480,7 @@ TEST(ring_setup_errors)
 
 TEST(ring_delivers_without_read)
 {
+	struct twheel_slot *table;
 	struct twheel_event ev[8];
 	struct twheel_share s;
 	struct twheel_ring *r;
@@ -488,13 +489,20 @@ TEST(ring_delivers_without_read)
 	int fd = tw_open_flags(_metadata, O_NONBLOCK), i, n;
 
 	ASSERT_EQ(tw_share_ring(fd, 8, &r, &s), 0);
-	for (i = 0; i < 5; i++)
+	table = mmap(NULL, s.size, PROT_READ, MAP_SHARED, fd, 0);
+	ASSERT_NE(table, MAP_FAILED);
+	for (i = 0; i < 5; i++) {
 		h[i] = tw_arm(_metadata, fd, i, 10 * MS);
+		EXPECT_EQ(slot_of(table, h[i])->handle, h[i]);
+	}
 	ASSERT_TRUE(tw_wait_ready(fd, 2000));
 	while (ring_count(r) < 5)
 		ASSERT_TRUE(tw_wait_ready(fd, 2000));
 	/* Nothing waits for read(): all went into the ring. */
 	EXPECT_EQ(r->waiting, 0U);
+	/* Their entries said they died, with no system call since. */
+	for (i = 0; i < 5; i++)
+		EXPECT_EQ(slot_of(table, h[i])->handle, 0ULL);
 	EXPECT_EQ(tw_read_nocheck(fd, ev, 8), -EAGAIN);
 	n = ring_take(r, ev, 8);
 	ASSERT_EQ(n, 5);
@@ -510,6 +518,7 @@ TEST(ring_delivers_without_read)
 		EXPECT_EQ(tw_get(fd, h[i], &g), -ENOENT);
 		EXPECT_EQ(tw_cancel(fd, h[i]), -ENOENT);
 	}
+	munmap(table, s.size);
 	close(fd);
 }
 

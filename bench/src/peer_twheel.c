@@ -215,7 +215,9 @@ static int tw_arm(struct peer *p, uint32_t slot, uint64_t ns, bool abs)
 	return tw_queued(p);
 }
 
-static int tw_rearm(struct peer *p, uint32_t slot, uint64_t ns)
+/* Re-arm @slot for @expires: a delay, or with TWHEEL_ARM_ABS a time. */
+static int tw_rearm_flags(struct peer *p, uint32_t slot, uint64_t expires,
+			  uint32_t flags)
 {
 	struct tw *t = p->priv;
 	struct twheel_rearm r;
@@ -224,7 +226,8 @@ static int tw_rearm(struct peer *p, uint32_t slot, uint64_t ns)
 	if (tw_single(p)) {
 		memset(&r, 0, sizeof(r));
 		r.handle = t->handle[slot];
-		r.expires = ns;
+		r.expires = expires;
+		r.flags = flags;
 		p->syscalls++;
 		if (ioctl(t->fd, TWHEEL_IOC_REARM, &r))
 			return tw_err(t, -errno);
@@ -232,9 +235,15 @@ static int tw_rearm(struct peer *p, uint32_t slot, uint64_t ns)
 	}
 	op = tw_op(p);
 	op->op = TWHEEL_OP_REARM;
+	op->flags = flags;
 	op->handle = t->handle[slot];
-	op->expires = ns;
+	op->expires = expires;
 	return tw_queued(p);
+}
+
+static int tw_rearm(struct peer *p, uint32_t slot, uint64_t ns)
+{
+	return tw_rearm_flags(p, slot, ns, 0);
 }
 
 static uint64_t coarse_ns(void)
@@ -256,7 +265,13 @@ static int tw_shm_rearm(struct peer *p, uint32_t slot, uint64_t ns)
 		__atomic_store_n(&e->deadline, d, __ATOMIC_RELEASE);
 		return 0;
 	}
-	return tw_rearm(p, slot, ns);
+	/*
+	 * As twheel_refresh(): the same deadline, absolute. A delay would
+	 * file now + @ns by the precise clock, up to a tick past what the
+	 * coarse one gives, and the next refreshes within that tick would
+	 * find the entry later than theirs and take this path again.
+	 */
+	return tw_rearm_flags(p, slot, d, TWHEEL_ARM_ABS);
 }
 
 static int tw_cancel(struct peer *p, uint32_t slot)

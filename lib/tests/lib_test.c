@@ -670,7 +670,9 @@ TEST_F(lib, share_ring)
 {
 	struct twheel *tw = open_tw(_metadata, 0, 0);
 	struct twheel_result r[10], p, c;
+	const struct twheel_slot *table;
 	const struct twheel_event *ev;
+	struct twheel_slot *late;
 	unsigned int seen = 0, got = 0;
 	struct pollfd pfd;
 	struct timespec ts = { 0, 50 * MS };
@@ -695,13 +697,22 @@ TEST_F(lib, share_ring)
 		}
 	}
 	EXPECT_NUM(seen, 0x3ff);
-	/* A refresh stored once the record is in the ring: marked missed. */
+	/*
+	 * Once the record is in the ring the handle is dead, before any
+	 * system call: a refresh says so. A store that beat the clearing of
+	 * the entry, as this one, is marked missed.
+	 */
 	ASSERT_NUM(twheel_prep_arm(tw, 5, 1 * MS, 0, 0, 0, &r[0]), 0);
 	ASSERT_NUM(twheel_flush(tw), 1);
 	pfd = (struct pollfd){ .fd = twheel_fd(tw), .events = POLLIN };
 	ASSERT_NUM(poll(&pfd, 1, 10000), 1);
 	EXPECT_NUM(twheel_refresh(tw, r[0].handle, twheel_now_ns() + 1000 * MS,
-				  NULL), 0);
+				  NULL), -ENOENT);
+	table = twheel_table(tw, NULL);
+	ASSERT_TRUE(table != NULL);
+	late = (struct twheel_slot *)&table[(uint32_t)r[0].handle];
+	__atomic_store_n(&late->deadline, twheel_now_ns() + 1000 * MS,
+			 __ATOMIC_RELEASE);
 	ASSERT_NUM(twheel_fill(tw), 1);
 	ev = twheel_next_event(tw);
 	ASSERT_TRUE(ev != NULL);
