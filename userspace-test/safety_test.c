@@ -293,6 +293,27 @@ static long long softirq_ns(void)
 	return (long long)(v[6] * (SEC / hz));
 }
 
+/* Is @cpu in the kernel's online mask (a list such as "0-1,3")? */
+static bool cpu_in_online_mask(int cpu)
+{
+	FILE *f = fopen("/sys/devices/system/cpu/online", "r");
+	bool in = false;
+	int lo, hi, n;
+
+	if (!f)
+		return false;
+	while (!in && (n = fscanf(f, "%d-%d", &lo, &hi)) >= 1) {
+		if (n == 1)
+			hi = lo;
+		in = cpu >= lo && cpu <= hi;
+		if (fgetc(f) != ',')
+			break;
+	}
+	fclose(f);
+	return in;
+}
+
+/* Online for the kernel (its mask) and for sysfs (the CPU's device). */
 static bool cpu_is_online(int cpu)
 {
 	char path[64];
@@ -301,7 +322,7 @@ static bool cpu_is_online(int cpu)
 		return true;
 	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online",
 		 cpu);
-	return read_ll(path) == 1;
+	return read_ll(path) == 1 && cpu_in_online_mask(cpu);
 }
 
 static int pin_self(int cpu)

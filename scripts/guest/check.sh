@@ -84,9 +84,41 @@ run_example() {
 	done
 }
 
+# The kernel's own online mask and every CPU device's "online" file, one
+# line: a test that takes CPUs down must leave both as they were at boot.
+cpu_state() {
+	printf "mask %s" "$(cat /sys/devices/system/cpu/online)"
+	for _c in /sys/devices/system/cpu/cpu[0-9]*; do
+		[ -r "$_c/online" ] || continue
+		printf ' %s=%s/%s' "${_c##*/}" "$(cat "$_c/online")" \
+			"$(cat "$_c/hotplug/state" 2>/dev/null)"
+	done
+	echo
+}
+
+# After test program $1: the CPUs as at boot, or a failed step that shows
+# what changed and the kernel's CPU messages, and CPUs brought back for
+# the programs that follow.
+check_cpus() {
+	cpu_state >/tmp/cpus.now
+	cmp -s /tmp/cpus.boot /tmp/cpus.now && return 0
+	say "CPUs after $1 differ from boot: was $(cat /tmp/cpus.boot), now $(cat /tmp/cpus.now)"
+	dmesg | grep -iE 'smpboot|cpu ?[0-9]+ (is|did|failed)|cpuhp' | tail -20
+	echo "@@ STEP cpus-after-$1 fail rc=1" >&3
+	for _c in /sys/devices/system/cpu/cpu[0-9]*/online; do
+		[ -w "$_c" ] || continue
+		echo 0 >"$_c" 2>/dev/null
+		echo 1 >"$_c" 2>/dev/null
+	done
+	cpu_state >/tmp/cpus.now
+	say "CPUs after bringing them back: $(cat /tmp/cpus.now)"
+}
+
 run_userspace() {
+	cpu_state >/tmp/cpus.boot
 	for _t in $(test_programs); do
 		run_tap "$(basename "$_t")" "$TEST_TIMEOUT" "$_t"
+		check_cpus "$(basename "$_t")"
 	done
 }
 
