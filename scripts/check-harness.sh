@@ -8,15 +8,15 @@
 # failing KUNIT_EXPECT, one WARN_ON(1), one deliberate leak; and a twheel
 # client that frees an armed struct twheel_timeout, built with a copy of the
 # repository's kmod/ and loaded after twheel.ko) and its three test
-# programs (one with a failing and a skipped TAP case, one that prints no TAP
-# at all, and one on the kernel's kselftest_harness.h, as the userspace suite,
-# with a failing EXPECT, a failing ASSERT, a SKIP and a timeout), and asserts
-# that the inner run
+# programs (one with a failing and a skipped TAP case that also leaves CPU 1
+# offline, one that prints no TAP at all, and one on the kernel's
+# kselftest_harness.h, as the userspace suite, with a failing EXPECT, a
+# failing ASSERT, a SKIP and a timeout), and asserts that the inner run
 #   - counts the passing KUnit case and the passing TAP cases as passed,
-#   - reports the failing expectation, the failing TAP cases, the missing TAP
-#     and the WARN_ON(1) splat, the debug objects report of the freed armed
-#     timeout and the kmemleak report as failures, and the skips as not
-#     passed,
+#   - reports the failing expectation, the failing TAP cases, the missing TAP,
+#     the CPU left offline, the WARN_ON(1) splat, the debug objects report of
+#     the freed armed timeout and the kmemleak report as failures, and the
+#     skips as not passed,
 #   - still completes the guest after the WARN and the debug objects report
 #     (the log after it is kept), with no other splat: debug objects' fixup
 #     took the freed timeout off its wheel, its callback never ran,
@@ -76,7 +76,7 @@ assert_absent() {
 }
 
 # The inner run must fail for the planted reasons and for nothing else.
-EXPECTED_FAILURES='harness_expect_fails$|harness_tap_fails_on_purpose$|tap_fails_test: exit status 1|no_tap_test: no TAP results|^kernel splats in the guest log: (WARNING|ODEBUG):|global[.]harness_ksft_(expect|assert)_fails_on_purpose$|harness[.]ksft_times_out_on_purpose$|kselftest_fails_test: exit status 1'
+EXPECTED_FAILURES='harness_expect_fails$|harness_tap_fails_on_purpose$|tap_fails_test: exit status 1|^cpus-after-tap_fails_test |no_tap_test: no TAP results|^kernel splats in the guest log: (WARNING|ODEBUG):|global[.]harness_ksft_(expect|assert)_fails_on_purpose$|harness[.]ksft_times_out_on_purpose$|kselftest_fails_test: exit status 1'
 
 assert_only_expected_failures() {
 	local other
@@ -167,6 +167,7 @@ main() {
 	assert_result "non-zero exit status reported as a failure" fail userspace 'tap_fails_test: exit status 1'
 	assert_result "program without TAP reported as a failure" fail userspace 'no_tap_test: no TAP results'
 	assert_result "TAP SKIP recorded as skipped" skip userspace 'harness_tap_skipped$'
+	assert_result "program that leaves CPU 1 offline reported as a failure" fail guest 'cpus-after-tap_fails_test'
 	assert_absent "TAP SKIP not counted as passed" pass userspace 'harness_tap_skipped'
 	assert_result "kselftest: passing case counted as passed" pass userspace 'global[.]harness_ksft_passes$'
 	assert_result "kselftest: failing EXPECT reported as a failure" fail userspace 'global[.]harness_ksft_expect_fails_on_purpose$'

@@ -34,6 +34,10 @@
  *                    the storm; and a SCHED_FIFO probe on CPU 0 overshoots
  *                    at most 10 ms more while uid 65534 closes a file of N
  *                    timeouts there, or hands them over with DRAIN_CANCEL;
+ *                    and while two threads keep pushing out 200,000
+ *                    timeouts of 65534 on CPU 1 through shared tables (a
+ *                    re-file storm), the probe there and uid 65533's
+ *                    timeouts keep the storm's bounds;
  *   epoll_fanout.*   one file in 1000 epoll sets, three runs of 100,000
  *                    expiries (fewer on the debug kernel): the softirq time
  *                    per expiry (/proc/stat) is less than 10 times that of
@@ -1301,15 +1305,19 @@ FIXTURE_TEARDOWN_PARENT(storm)
  * CPU 0 and @cpu, half of them on each clock. The caller is on CPU 0 again
  * and root after it.
  */
-static void storm_arm(struct __test_metadata *_metadata, struct storm *s,
-		      int cpu, uint64_t extra_ns)
+/*
+ * Become uid 65534 (until act_as_root()) on CPUs 0 and @cpu, measure the
+ * cost of an arm on @cpu (*@cost, ns), size the storm (@stock timeouts; on
+ * the debug kernel as many of @debug as arm in DEBUG_ARM_BUDGET) and open
+ * its files, *@per_file timeouts at most each.
+ */
+static void storm_open(struct __test_metadata *_metadata, struct storm *s,
+		       int cpu, uint64_t stock, uint64_t debug,
+		       long long *cost, uint64_t *per_file)
 {
 	struct twheel_info info;
-	uint64_t per_file, t0;
-	unsigned int attempts;
-	long long cost, held;
 	cpu_set_t cpus;
-	int i, err;
+	int i;
 
 	/* An unprivileged user may arm on a CPU it may run on. */
 	CPU_ZERO(&cpus);
@@ -1317,24 +1325,34 @@ static void storm_arm(struct __test_metadata *_metadata, struct storm *s,
 	CPU_SET(cpu, &cpus);
 	ASSERT_EQ(0, sched_setaffinity(0, sizeof(cpus), &cpus));
 	ASSERT_EQ(0, act_as(NOBODY));
-	cost = arm_cost_ns(cpu);
-	ASSERT_GT(cost, 0);
-	s->n = storm_size(debug_kernel() ? STORM_N_DEBUG : STORM_N_STOCK,
-			  STORM_N_MIN, cost);
-	s->seen = calloc(s->n, 1);
-	ASSERT_NE(NULL, s->seen);
+	*cost = arm_cost_ns(cpu);
+	ASSERT_GT(*cost, 0);
+	s->n = storm_size(debug_kernel() ? debug : stock, STORM_N_MIN, *cost);
 	s->fds[0] = tw_open();
 	ASSERT_GE(s->fds[0], 0);
 	ASSERT_EQ(0, tw_info(s->fds[0], &info));
 	ASSERT_GE(info.max_batch, 4096U);
-	per_file = info.max_pending < 262144 ? info.max_pending : 262144;
-	s->nfiles = (s->n + per_file - 1) / per_file;
+	*per_file = info.max_pending < 262144 ? info.max_pending : 262144;
+	s->nfiles = (s->n + *per_file - 1) / *per_file;
 	ASSERT_LE(s->nfiles, STORM_FILES_MAX);
 	for (i = 1; i < s->nfiles; i++) {
 		s->fds[i] = tw_open();
 		ASSERT_GE(s->fds[i], 0);
 	}
+}
 
+static void storm_arm(struct __test_metadata *_metadata, struct storm *s,
+		      int cpu, uint64_t extra_ns)
+{
+	uint64_t per_file, t0;
+	unsigned int attempts;
+	long long cost, held;
+	int i, err;
+
+	storm_open(_metadata, s, cpu, STORM_N_STOCK, STORM_N_DEBUG, &cost,
+		   &per_file);
+	s->seen = calloc(s->n, 1);
+	ASSERT_NE(NULL, s->seen);
 	t0 = now_ns();
 	s->deadline = arm_storm(s->fds, s->nfiles, per_file, s->n, cpu, cost,
 				SEC, extra_ns, reopen_plain, NULL,
@@ -1705,6 +1723,209 @@ TEST_F_TIMEOUT(storm, bystander_not_behind_storm, 120)
 	}
 	for (c = 0; c < 2; c++)
 		EXPECT_LE(r.late[c], alone.late[c] + BYSTANDER_EXTRA);
+}
+
+/*
+ * A refresh storm: uid 65534 holds N timeouts on CPU 1 in files with a
+ * shared table, and REFRESH_THREADS threads on CPU 0 store a deadline
+ * REFRESH_AHEAD from now into every entry, over and over. Each timeout
+ * comes due again and again, and its callback on CPU 1 reads the entry and
+ * files it again (the lazy re-arm): more re-files a second than CPU 1 can
+ * do, the most work per timeout a table lets a program cause. The expiry
+ * runs' budget bounds it as it bounds a storm of expiries: a SCHED_FIFO
+ * probe on CPU 1 overshoots at most STORM_STALL_NS more than with both
+ * CPUs busy and nothing armed, and another user's timeouts there come at
+ * most BYSTANDER_EXTRA later than alone. The storm is real (the callbacks
+ * on CPU 1 ran at least once per timeout) and no record is early.
+ */
+#define REFRESH_N_STOCK		200000U
+#define REFRESH_N_DEBUG		50000U
+#define REFRESH_AHEAD		(200 * MS)
+#define REFRESH_WINDOW		(3 * SEC)
+#define REFRESH_THREADS		2
+
+struct refresh {
+	struct twheel_slot *table[STORM_FILES_MAX];
+	uint32_t slots[STORM_FILES_MAX];
+	size_t size[STORM_FILES_MAX];
+	int nfiles;
+	volatile bool stop;
+	uint64_t sweeps[REFRESH_THREADS];
+};
+
+struct refresher {
+	pthread_t thread;
+	struct refresh *r;
+	int id;
+};
+
+/* One thread: every REFRESH_THREADS-th entry of every table, until stopped. */
+static void *refresher_fn(void *arg)
+{
+	struct refresher *t = arg;
+	struct refresh *r = t->r;
+	uint64_t d;
+	uint32_t i;
+	int f;
+
+	pin_self(0);
+	while (!r->stop) {
+		d = now_ns() + REFRESH_AHEAD;
+		for (f = 0; f < r->nfiles; f++)
+			for (i = 1 + t->id; i < r->slots[f]; i += REFRESH_THREADS)
+				__atomic_store_n(&r->table[f][i].deadline, d,
+						 __ATOMIC_RELEASE);
+		r->sweeps[t->id]++;
+	}
+	return NULL;
+}
+
+/* A column of the wheel's debugfs statistics for @cpu, or -1. */
+static long long wheel_stat(int cpu, const char *column)
+{
+	FILE *f = fopen("/sys/kernel/debug/twheel/stats", "r");
+	char line[512], *tok, *save;
+	long long v = -1;
+	int col = -1, i;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		tok = strtok_r(line, " \t\n", &save);
+		if (!tok)
+			continue;
+		if (!strcmp(tok, "cpu")) {
+			for (i = 1; (tok = strtok_r(NULL, " \t\n", &save)); i++)
+				if (!strcmp(tok, column))
+					col = i;
+			continue;
+		}
+		if (col < 0 || strtol(tok, NULL, 10) != cpu ||
+		    tok[strspn(tok, "0123456789")])
+			continue;
+		for (i = 1; (tok = strtok_r(NULL, " \t\n", &save)); i++)
+			if (i == col)
+				v = strtoll(tok, NULL, 10);
+	}
+	fclose(f);
+	return v;
+}
+
+/* As uid 65534: share a table on each file, map it, arm @n on CPU 1 at @deadline. */
+static void refresh_arm(struct __test_metadata *_metadata, struct storm *s,
+			struct refresh *r, uint64_t per_file, uint64_t deadline)
+{
+	static struct twheel_op ops[4096];
+	uint64_t done = 0, mine;
+	uint32_t k;
+	int i, err;
+
+	for (i = 0; i < s->nfiles; i++) {
+		struct twheel_share sh = { .slots = per_file + 1 };
+		void *p;
+
+		ASSERT_EQ(0, ioctl(s->fds[i], TWHEEL_IOC_SHARE, &sh));
+		p = mmap(NULL, sh.size, PROT_READ | PROT_WRITE, MAP_SHARED,
+			 s->fds[i], (off_t)sh.offset);
+		ASSERT_NE(MAP_FAILED, p);
+		r->table[i] = p;
+		r->size[i] = sh.size;
+		r->slots[i] = sh.slots;
+		r->nfiles = i + 1;
+		for (mine = s->n - done < per_file ? s->n - done : per_file;
+		     mine; mine -= k, done += k) {
+			k = mine < 4096 ? mine : 4096;
+			ASSERT_EQ(k, tw_arm_batch(s->fds[i], ops, k, deadline,
+						  TWHEEL_ARM_ABS | TWHEEL_ARM_CPU,
+						  1, done, &err));
+		}
+	}
+}
+
+/* Records of the storm's files: none early; how many fired. */
+static uint64_t refresh_records(struct storm *s)
+{
+	struct twheel_event ev[256];
+	uint64_t fired = 0;
+	ssize_t n, j;
+	int i;
+
+	for (i = 0; i < s->nfiles; i++)
+		while ((n = read(s->fds[i], ev, sizeof(ev))) > 0)
+			for (j = 0; j < n / (ssize_t)sizeof(ev[0]); j++) {
+				fired++;
+				if (ev[j].expired < ev[j].deadline)
+					s->early++;
+			}
+	return fired;
+}
+
+TEST_F_TIMEOUT(storm, refresh_storm_keeps_latency, 120)
+{
+	struct refresher th[REFRESH_THREADS];
+	struct bystander_report alone, by;
+	struct refresh r = { 0 };
+	struct storm *s = &self->s;
+	struct probe busy, base;
+	long long cost, runs0, runs1;
+	uint64_t per_file, deadline, fired;
+	int i;
+
+	pin_self(0);
+	bystander_run(_metadata, now_ns() + 200 * MS, &alone);
+	storm_open(_metadata, s, 1, REFRESH_N_STOCK, REFRESH_N_DEBUG, &cost,
+		   &per_file);
+	deadline = now_ns() + 2 * (uint64_t)cost * s->n + SEC;
+	refresh_arm(_metadata, s, &r, per_file, deadline);
+	ASSERT_EQ(0, act_as_root());
+	ASSERT_EQ(0, pin_self(0));
+	ASSERT_GT((long long)deadline - (long long)now_ns(),
+		  (long long)(100 * MS));
+	for (i = 0; i < REFRESH_THREADS; i++) {
+		th[i] = (struct refresher) { .r = &r, .id = i };
+		ASSERT_EQ(0, pthread_create(&th[i].thread, NULL, refresher_fn,
+					    &th[i]));
+	}
+	runs0 = wheel_stat(1, "expired");
+	sleep_until(deadline);
+	ASSERT_EQ(0, probe_start(&busy, 1));
+	bystander_run(_metadata, deadline + REFRESH_WINDOW / 2, &by);
+	sleep_until(deadline + REFRESH_WINDOW);
+	probe_stop(&busy);
+	runs1 = wheel_stat(1, "expired");
+	r.stop = true;
+	for (i = 0; i < REFRESH_THREADS; i++)
+		pthread_join(th[i].thread, NULL);
+	fired = refresh_records(s);
+	for (i = 0; i < r.nfiles; i++)
+		munmap(r.table[i], r.size[i]);
+	storm_close(s);
+	ASSERT_EQ(0, probe_baseline(&base, 1, 3, busy.end - busy.start));
+
+	ksft_print_msg("%s kernel: %llu timeouts of uid %d on CPU 1 over %d files with tables, refreshed %llu ms ahead in %llu and %llu sweeps; %lld callbacks on CPU 1 in %llu ms (%llu a timeout); %llu fired\n",
+		       debug_kernel() ? "debug" : "stock",
+		       (unsigned long long)s->n, NOBODY, r.nfiles,
+		       (unsigned long long)REFRESH_AHEAD / MS,
+		       (unsigned long long)r.sweeps[0],
+		       (unsigned long long)r.sweeps[1],
+		       runs1 - runs0,
+		       (unsigned long long)(busy.end - busy.start) / MS,
+		       runs0 >= 0 && runs1 >= 0 ?
+		       (unsigned long long)(runs1 - runs0) / s->n : 0,
+		       (unsigned long long)fired);
+	probe_report(&busy, "refresh storm");
+	probe_report(&base, "as long, nothing armed, both CPUs kept busy");
+	bystander_report(&alone, "nothing else armed");
+	bystander_report(&by, "in the refresh storm");
+	EXPECT_EQ(0U, s->early);
+	if (runs0 >= 0 && runs1 >= 0) {
+		EXPECT_GE(runs1 - runs0, (long long)s->n);
+	}
+	if (judge_latency(_metadata, &base)) {
+		EXPECT_LE(busy.max_over, base.max_over + STORM_STALL_NS);
+		for (i = 0; i < 2; i++)
+			EXPECT_LE(by.late[i], alone.late[i] + BYSTANDER_EXTRA);
+	}
 }
 
 /*
