@@ -26,13 +26,14 @@ if [ "$QUICK" = 1 ]; then
 	PASSES=1	# passes of the userspace suite (best kept)
 	IDLE=2
 	NEXP=5000
+	EXPR=1		# rounds of the expiry workload
 	NACC=600
 	SPREAD=1500
 	MEMN=100000
 	TWON=10000
 	HOTN=100000	# arm+cancel pairs of the one hot timer
 	HOTR=5		# its interleaved rounds (best kept)
-	TOTAL=66
+	TOTAL=67
 else
 	PENDING="1000 100000 1000000"
 	T=1.5
@@ -41,13 +42,14 @@ else
 	PASSES=2
 	IDLE=5
 	NEXP=20000
+	EXPR=5
 	NACC=2000
 	SPREAD=3000
 	MEMN=100000
 	TWON=100000
 	HOTN=100000
 	HOTR=5
-	TOTAL=133
+	TOTAL=134
 fi
 CHURN_PEERS="timerfd posix io_uring-b256 twheel twheel-b1 twheel-b16 twheel-b256"
 KPENDING=$(echo "$PENDING" | tr ' ' ',')
@@ -194,13 +196,13 @@ suite() {
 
 expiry() {
 	for p in $(peers "timerfd posix io_uring-b256 twheel-b256 twheel-ring"); do
-		progress "expiry: $p, $NEXP timeouts over 500 ms"
-		twb expiry --peer "$p" --count "$NEXP" --spread 500
+		progress "expiry: $p, $EXPR rounds of $NEXP timeouts over 500 ms"
+		twb expiry --peer "$p" --count "$NEXP" --spread 500 --rounds "$EXPR"
 	done
 }
 
 memory() {
-	for p in $(peers "timerfd posix io_uring-b256 twheel-b256"); do
+	for p in $(peers "timerfd posix io_uring-b256 twheel-b256 twheel-shm"); do
 		progress "memory: $p, $MEMN pending"
 		twb memory --peer "$p" --pending "$MEMN"
 	done

@@ -317,6 +317,18 @@ def memory_vs_timerfd(f, bound):
         "%.0f B" % r["kernel_bytes_per_timeout"] for r in f.mem if r["peer"] == "timerfd") or "-"))
 
 
+def memory_of_shared_table(f, bound):
+    r = next((r for r in f.mem if r["peer"] == "twheel-shm"), None)
+    if not r:
+        return outcome(False, "", True)
+    k = r["kernel_bytes_per_timeout"]
+    m = r.get("memcg_kernel_bytes_per_timeout")
+    ok = k <= bound and (m is None or m <= bound)
+    return outcome(ok, "twheel-shm kernel memory %.0f B, memcg kernel %s per timeout; the shared table "
+                   "%.0f B per timeout beside it" % (k, "%.0f B" % m if m is not None else "-",
+                                                     r.get("shared_bytes_per_timeout") or 0))
+
+
 def kernel_vs_timer_list_and_hrtimer(f, bound):
     within, cheaper = bound
     ktw, ktl, khr = at(f.kchurn, "twheel"), at(f.kchurn, "timer_list"), at(f.kchurn, "hrtimer")
@@ -538,6 +550,8 @@ PEER_GOALS = [
     ("at most 64 bytes of kernel memory per pending timeout", memory_vs_timerfd, 64),
     ("refresh through the shared table <= 0.25x libevent's common-timeout refresh at 1k, 100k, 1M",
      refresh_vs_libevent_common, 0.25),
+    ("with the shared table: <= 64 B of kernel memory per pending timeout, the table beside it",
+     memory_of_shared_table, 64),
     ("expiries through the ring: machine CPU per expiry <= 0.5x the read() path", ring_vs_read, 0.5),
     ("in the kernel: arm+cancel within 1.2x of timer_list, >= 2x cheaper than hrtimer",
      kernel_vs_timer_list_and_hrtimer, (1.2, 2)),
@@ -691,10 +705,11 @@ def expiry_table(ex):
         return None
     t = Table("3. Expiry delivery: cost per delivered expiry",
               ["peer", "timeouts", "process CPU", "machine CPU", "syscalls", "delivered", "early"],
-              "   process CPU: the collecting process (precise); machine CPU: /proc/stat busy time of"
-              " both CPUs over the window (10 ms resolution)")
+              "   rounds x timeouts a round; process CPU: the collecting process (precise); machine CPU:"
+              " both CPUs' time over the rounds' windows less their /proc/stat idle time (10 ms units)")
     for r in sorted(ex, key=lambda r: peer_key(r["peer"])):
-        t.add([r["peer"], r["pending"], fmt_ns(r["proc_cpu_ns_per_expiry"]),
+        t.add([r["peer"], "%d x %d" % (r.get("rounds", 1), r["pending"]),
+               fmt_ns(r["proc_cpu_ns_per_expiry"]),
                fmt_ns(r["system_cpu_ns_per_expiry"]), "%.3f" % r["syscalls_per_expiry"],
                r["delivered"], r["early"]])
     return t
@@ -719,16 +734,18 @@ def memory_table(recs, mem):
     if not (mem or ksz):
         return None
     t = Table("5. Memory per pending timeout",
-              ["peer", "pending", "kernel memory", "memcg kernel", "memcg total"],
+              ["peer", "pending", "kernel memory", "memcg kernel", "memcg total", "shared"],
               "   kernel memory: /proc/meminfo Slab+KernelStack+PageTables+VmallocUsed+Percpu delta;"
-              " memcg: the bench cgroup's memory.stat kernel / memory.current delta")
+              " memcg: the bench cgroup's memory.stat kernel / memory.current delta;"
+              " shared: the table (and ring) mapped from the file, set up before the deltas start")
     for r in sorted(mem, key=lambda r: peer_key(r["peer"])):
         def g(k):
             return ("%.0f B" % r[k]) if r.get(k) is not None else "-"
         t.add([r["peer"], r["pending"], g("kernel_bytes_per_timeout"),
-               g("memcg_kernel_bytes_per_timeout"), g("memcg_bytes_per_timeout")])
+               g("memcg_kernel_bytes_per_timeout"), g("memcg_bytes_per_timeout"),
+               g("shared_bytes_per_timeout")])
     for p in sorted((p for p in ksz if p != "twheel-now"), key=peer_key):
-        t.add(["%s (in kernel)" % p, "-", "%d B (sizeof)" % ksz[p], "-", "-"])
+        t.add(["%s (in kernel)" % p, "-", "%d B (sizeof)" % ksz[p], "-", "-", "-"])
     return t
 
 

@@ -61,6 +61,7 @@ struct peer {
 	uint64_t syscalls;	/* system calls issued, counted by the peer */
 	uint64_t stale;		/* expiries of slots not armed, dropped */
 	uint64_t errors;	/* operations that failed */
+	uint64_t shared_bytes;	/* memory shared with the kernel (mmap) */
 	void *priv;
 };
 
@@ -102,7 +103,11 @@ struct sysmem {
 	int64_t memcg_current;	/* memory.current */
 };
 void sysmem_read(struct sysmem *m);
-uint64_t proc_stat_busy_ticks(void);	/* all CPUs, USER_HZ ticks */
+/*
+ * Idle and iowait time of all CPUs, USER_HZ ticks: measured (the idle
+ * task's time), not sampled at each tick as the busy times are.
+ */
+uint64_t proc_stat_idle_ticks(void);
 long user_hz(void);
 uint64_t loc_interrupts(void);		/* /proc/interrupts LOC, all CPUs */
 int64_t twheel_stat(const char *col);	/* twheel debugfs counter, or -1 */

@@ -270,24 +270,19 @@ long user_hz(void)
 	return hz > 0 ? hz : 100;
 }
 
-/* user+nice+system+irq+softirq+steal of the "cpu" line. */
-uint64_t proc_stat_busy_ticks(void)
+/* idle+iowait of the "cpu" line. */
+uint64_t proc_stat_idle_ticks(void)
 {
-	unsigned long long v[10] = { 0 };
+	unsigned long long v[5] = { 0 };
 	FILE *f = fopen("/proc/stat", "r");
-	uint64_t busy;
+	int n;
 
 	if (!f)
 		return 0;
-	if (fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu",
-		   &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6],
-		   &v[7]) < 7) {
-		fclose(f);
-		return 0;
-	}
+	n = fscanf(f, "cpu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2],
+		   &v[3], &v[4]);
 	fclose(f);
-	busy = v[0] + v[1] + v[2] + v[5] + v[6] + v[7];
-	return busy;
+	return n == 5 ? v[3] + v[4] : 0;
 }
 
 /* Sum of the per-CPU counts on the "LOC:" line of /proc/interrupts. */

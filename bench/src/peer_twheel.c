@@ -76,6 +76,7 @@ static int tw_share(struct tw *t, uint32_t capacity, uint32_t ring)
 		return -errno;
 	t->table = table;
 	t->table_size = sh.size;
+	t->p->shared_bytes = sh.size;
 	if (!ring)
 		return 0;
 	r = mmap(NULL, sh.ring_size, PROT_READ | PROT_WRITE, MAP_SHARED, t->fd,
@@ -84,6 +85,7 @@ static int tw_share(struct tw *t, uint32_t capacity, uint32_t ring)
 		return -errno;
 	t->ring = r;
 	t->ring_size = sh.ring_size;
+	t->p->shared_bytes += sh.ring_size;
 	return 0;
 }
 
