@@ -209,7 +209,7 @@ static const char *const feat_names[] = {
 	"SHARE",
 };
 static const char *const arm_flag_names[] = {
-	"ABS", "CPU", "FIXED_DELAY", "BOOTTIME",
+	"ABS", "CPU", "FIXED_DELAY", "BOOTTIME", "SLOT",
 };
 static const char *const rearm_flag_names[] = { "ABS" };
 static const char *const cancel_flag_names[] = { "REPORT" };

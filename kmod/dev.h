@@ -189,6 +189,8 @@ struct twdev_timeout {
  * @now: @mono_now in @clock, which @deadline was checked against (ARM)
  * @clock: the timeout's clock (ARM)
  * @cpu: the chosen CPU, or TWHEEL_CPU_LOCAL (ARM)
+ * @slot: the table entry the program picked (ARM with TWHEEL_ARM_SLOT),
+ *	else 0
  */
 struct twdev_req {
 	u32 op;
@@ -202,6 +204,7 @@ struct twdev_req {
 	u64 now;
 	enum tw_clock clock;
 	int cpu;
+	u32 slot;
 };
 
 /**
@@ -328,6 +331,9 @@ size_t twdev_share_size(const struct twheel_share *req);
 struct twdev_share *twdev_share_new(struct twheel_share *req, u32 most);
 void twdev_share_release(struct twdev_share *sh);
 bool twdev_share_limit(const struct twdev_file *tf, struct xa_limit *limit);
+bool twdev_share_picks(const struct twdev_file *tf);
+int twdev_check_slot(const struct twdev_file *tf, u32 flags, u64 handle,
+		     u32 *slot);
 void twdev_share_set(const struct twdev_timeout *tdt);
 void twdev_share_next(const struct twdev_timeout *tdt, u64 old);
 void twdev_share_clear(const struct twdev_timeout *tdt);

@@ -49,6 +49,12 @@
  * count against the per-file limit and is freed on close. A new slot is the
  * lowest free one, which keeps the xarray dense.
  *
+ * A program whose shared table lets it pick the slots (TWHEEL_ARM_SLOT)
+ * uses the table as an array of its own, one entry per connection, say:
+ * there a dead timeout stays in its slot for the next arm of that slot,
+ * never on the free list, so the file holds at most one timeout per entry
+ * of its table, all charged.
+ *
  * Locking
  * -------
  * tf->lock (a mutex) serialises every ioctl that touches timeouts and every
@@ -395,8 +401,9 @@ static void twdev_users_put(struct twdev_file *tf)
 /*
  * Kill live @tdt, neither armed nor running and with no record queued: its
  * handle dies, and it goes on the free list, back to the slab when that is
- * full, or into retirement when its slot has used up its generations.
- * Caller holds tf->lock.
+ * full, or into retirement when its slot has used up its generations; in a
+ * file whose program picks slots it stays in its slot. Caller holds
+ * tf->lock.
  */
 static void twdev_kill(struct twdev_file *tf, struct twdev_timeout *tdt)
 {
@@ -405,7 +412,8 @@ static void twdev_kill(struct twdev_file *tf, struct twdev_timeout *tdt)
 	WRITE_ONCE(tf->nr_live, tf->nr_live - 1);
 	twdev_share_clear(tdt);
 	tdt->handle = slot;
-	if (tdt->gen >= TWDEV_GEN_LAST)
+	/* A picked slot keeps its timeout for the next arm there. */
+	if (tdt->gen >= TWDEV_GEN_LAST || twdev_share_picks(tf))
 		return;
 	if (tf->nr_free < TWDEV_FREE_MAX) {
 		tdt->next_free = tf->free;
@@ -513,6 +521,42 @@ static struct twdev_timeout *twdev_take(struct twdev_file *tf)
 	return tdt;
 }
 
+/*
+ * The dead timeout of @slot, which the program picked: the one the slot
+ * keeps, else a new one put there. -EBUSY while the slot's timeout is live
+ * or retired. Caller holds tf->lock.
+ */
+static struct twdev_timeout *twdev_take_slot(struct twdev_file *tf, u32 slot)
+{
+	struct twdev_timeout *tdt;
+	int ret;
+
+	/*
+	 * A callback that put the last record of the slot's timeout in the
+	 * ring did it under the xa_lock, and put the timeout on tf->ringed: a
+	 * program that has seen the record finds the slot free.
+	 */
+	xa_lock_bh(&tf->timeouts);
+	tdt = xa_load(&tf->timeouts, slot);
+	xa_unlock_bh(&tf->timeouts);
+	twdev_reap(tf);
+	if (tdt) {
+		if (upper_32_bits(tdt->handle) || tdt->gen >= TWDEV_GEN_LAST)
+			return ERR_PTR(-EBUSY);
+		return tdt;
+	}
+	tdt = twdev_timeout_alloc(tf);
+	if (IS_ERR(tdt))
+		return tdt;
+	ret = xa_insert_bh(&tf->timeouts, slot, tdt, TWDEV_GFP);
+	if (ret) {
+		twdev_timeout_free(tf, tdt);
+		return ERR_PTR(ret);
+	}
+	tdt->handle = slot;
+	return tdt;
+}
+
 /**
  * twdev_start() - arm a live timeout for its deadline
  * @tdt: the timeout; its deadline was accepted by tw_check_deadline()
@@ -546,8 +590,9 @@ static void twdev_new_handle(struct twdev_file *tf, struct twdev_timeout *tdt)
  *
  * Context: process context; may sleep to allocate.
  * Return: 0; -ENOSPC if the file holds its limit of timeouts or its user
- * its limit over all files; -ENOMEM if memory (or the caller's memory
- * cgroup) is exhausted.
+ * its limit over all files; -EBUSY if the slot the program picked holds a
+ * live timeout (or one that used up its handles); -ENOMEM if memory (or the
+ * caller's memory cgroup) is exhausted.
  */
 int twdev_arm(struct twdev_file *tf, const struct twdev_req *req,
 	      u64 *handle)
@@ -558,7 +603,7 @@ int twdev_arm(struct twdev_file *tf, const struct twdev_req *req,
 	twdev_reap(tf);
 	if (tf->nr_live >= tf->max_pending)
 		return -ENOSPC;
-	tdt = twdev_take(tf);
+	tdt = req->slot ? twdev_take_slot(tf, req->slot) : twdev_take(tf);
 	if (IS_ERR(tdt))
 		return PTR_ERR(tdt);
 	tdt->cookie = req->cookie;

@@ -174,6 +174,9 @@ static int twdev_check_arm(const struct twdev_file *tf,
 	ret = twdev_check_period(op, req->now);
 	if (ret)
 		return ret;
+	ret = twdev_check_slot(tf, op->flags, op->handle, &req->slot);
+	if (ret)
+		return ret;
 	req->flags = op->flags & TWHEEL_ARM_FIXED_DELAY;
 	req->cookie = op->cookie;
 	req->period = op->period;
@@ -224,8 +227,8 @@ static int twdev_check_get(const struct twheel_op *op, struct twdev_req *req)
  * @req: out: the request
  *
  * Return: 0, or the errno the operation fails with: -EINVAL (unknown op,
- * flags, non-zero unused fields, bad CPU or period, absolute deadline past
- * the clock's range), -ERANGE (deadline or period too far), -EPERM (CPU the
+ * flags, non-zero unused fields, bad CPU, period or picked slot, absolute
+ * deadline past the clock's range), -ERANGE (deadline or period too far), -EPERM (CPU the
  * caller may not use).
  */
 static int twdev_check_op(const struct twdev_file *tf,
@@ -268,17 +271,17 @@ static int twdev_apply_get(struct twdev_file *tf, struct twheel_op *op,
 }
 
 /*
- * Check and apply one operation; an arm's handle goes to op->handle, a
- * get's description to the other fields.
+ * Check and apply one operation; an arm's handle goes to op->handle (which
+ * held the slot it picked, if any), a get's description to the other fields.
  */
 static int twdev_apply(struct twdev_file *tf, struct twheel_op *op, u64 now)
 {
 	struct twdev_req req;
 	int ret;
 
+	ret = twdev_check_op(tf, op, now, &req);
 	if (op->op == TWHEEL_OP_ARM)
 		op->handle = 0;
-	ret = twdev_check_op(tf, op, now, &req);
 	if (ret)
 		return ret;
 	switch (req.op) {
@@ -331,6 +334,7 @@ static int twdev_ioc_arm(struct twdev_file *tf, void __user *uarg,
 		.expires = arm.expires,
 		.period = arm.period,
 		.cpu = arm.cpu,
+		.handle = arm.handle,
 	};
 	if (mutex_lock_interruptible(&tf->lock))
 		return -ERESTARTSYS;

@@ -78,6 +78,7 @@ struct twdev_pages {
  * @ring_mask: entries of the ring less one
  * @ring_tail: records put in the ring (under the file's xa_lock; never
  *	read back from the ring)
+ * @pick: the program picks each timeout's slot (TWHEEL_SHARE_PICK_SLOTS)
  */
 struct twdev_share {
 	struct twdev_pages table;
@@ -85,6 +86,7 @@ struct twdev_share {
 	u32 slots;
 	u32 ring_mask;
 	u32 ring_tail;
+	bool pick;
 };
 
 static struct twheel_slot *twdev_table(const struct twdev_share *sh)
@@ -195,6 +197,7 @@ struct twdev_share *twdev_share_new(struct twheel_share *req, u32 most)
 		return NULL;
 	}
 	sh->slots = min_t(size_t, size / sizeof(struct twheel_slot), most);
+	sh->pick = req->flags & TWHEEL_SHARE_PICK_SLOTS;
 	req->slots = sh->slots;
 	req->size = size;
 	req->offset = TWHEEL_OFF_TABLE;
@@ -221,6 +224,41 @@ bool twdev_share_limit(const struct twdev_file *tf, struct xa_limit *limit)
 		return false;
 	*limit = XA_LIMIT(1, tf->share->slots - 1);
 	return true;
+}
+
+/**
+ * twdev_share_picks() - does a file's program pick its timeouts' slots
+ * @tf: the file
+ *
+ * Return: true if @tf has a table shared with TWHEEL_SHARE_PICK_SLOTS.
+ */
+bool twdev_share_picks(const struct twdev_file *tf)
+{
+	return tf->share && tf->share->pick;
+}
+
+/**
+ * twdev_check_slot() - the slot an arm picked
+ * @tf: the file, with @tf->lock held
+ * @flags: the arm's flags
+ * @handle: the arm's handle field, the slot with TWHEEL_ARM_SLOT
+ * @slot: out: the slot, or 0 for an arm that picks none
+ *
+ * Return: 0, or -EINVAL: TWHEEL_ARM_SLOT in a file whose program does not
+ * pick slots, none in one whose program does, or a slot the table lacks.
+ */
+int twdev_check_slot(const struct twdev_file *tf, u32 flags, u64 handle,
+		     u32 *slot)
+{
+	bool pick = twdev_share_picks(tf);
+
+	*slot = 0;
+	if (!(flags & TWHEEL_ARM_SLOT))
+		return pick ? -EINVAL : 0;
+	if (!pick || !handle || handle >= tf->share->slots)
+		return -EINVAL;
+	*slot = handle;
+	return 0;
 }
 
 /**

@@ -59,6 +59,7 @@ struct twheel {
 	struct twheel_slot *table;	/* shared table, or NULL */
 	uint32_t table_slots;
 	size_t table_size;
+	int pick;			/* TWHEEL_SHARE_PICK_SLOTS */
 	struct twheel_ring *ring;	/* expiry ring, or NULL */
 	struct twheel_event *ring_ev;
 	uint32_t ring_mask;
@@ -333,8 +334,27 @@ int twheel_prep_arm(struct twheel *tw, uint64_t cookie, uint64_t expires,
 		    uint64_t period, uint32_t flags, uint32_t cpu,
 		    struct twheel_result *res)
 {
+	if (flags & TWHEEL_ARM_SLOT)
+		return -EINVAL;
 	return prep_arm(tw, cookie, expires, period, flags, cpu, res,
 			sizeof(*res));
+}
+
+/* An arm into the table entry @slot: its number goes in the handle field. */
+int twheel_prep_arm_slot(struct twheel *tw, uint32_t slot, uint64_t cookie,
+			 uint64_t expires, uint64_t period, uint32_t flags,
+			 uint32_t cpu, struct twheel_result *res)
+{
+	int ret;
+
+	if (!tw->pick || (flags & TWHEEL_ARM_SLOT) || !slot ||
+	    slot >= tw->table_slots)
+		return -EINVAL;
+	ret = prep_arm(tw, cookie, expires, period, flags | TWHEEL_ARM_SLOT,
+		       cpu, res, sizeof(*res));
+	if (!ret)
+		tw->ops[tw->nr - 1].handle = slot;
+	return ret;
 }
 
 int twheel_prep_rearm(struct twheel *tw, uint64_t handle, uint64_t expires,
@@ -632,15 +652,25 @@ static int map_ring(struct twheel *tw, const struct twheel_share *req)
 int twheel_share(struct twheel *tw, unsigned int slots,
 		 unsigned int ring_entries)
 {
+	return twheel_share_flags(tw, slots, ring_entries, 0);
+}
+
+int twheel_share_flags(struct twheel *tw, unsigned int slots,
+		       unsigned int ring_entries, uint32_t flags)
+{
 	struct twheel_share req = {
 		.slots = slots,
-		.flags = ring_entries ? TWHEEL_SHARE_RING : 0,
+		.flags = (ring_entries ? TWHEEL_SHARE_RING : 0) | flags,
 		.ring_entries = ring_entries,
 	};
 	void *table;
 	int ret;
 
-	if (!(tw->info.ioctls & TWHEEL_FEAT_SHARE))
+	if (flags & ~TWHEEL_SHARE_PICK_SLOTS)
+		return -EINVAL;
+	if (!(tw->info.ioctls & TWHEEL_FEAT_SHARE) ||
+	    ((flags & TWHEEL_SHARE_PICK_SLOTS) &&
+	     !(tw->info.arm_flags & TWHEEL_ARM_SLOT)))
 		return -EOPNOTSUPP;
 	if (tw->table)
 		return -EBUSY;
@@ -655,6 +685,7 @@ int twheel_share(struct twheel *tw, unsigned int slots,
 	tw->table = table;
 	tw->table_slots = req.slots;
 	tw->table_size = req.size;
+	tw->pick = !!(flags & TWHEEL_SHARE_PICK_SLOTS);
 	if (ring_entries) {
 		ret = map_ring(tw, &req);
 		if (ret)
@@ -677,6 +708,9 @@ int twheel_refresh(struct twheel *tw, uint64_t handle, uint64_t deadline,
 	struct twheel_slot *s;
 	int ret;
 
+	/* No handle has an upper half of 0: an entry's 0 when it has none. */
+	if (!(handle >> 32))
+		return -ENOENT;
 	if (tw->table && slot < tw->table_slots) {
 		s = &tw->table[slot];
 		if (__atomic_load_n(&s->handle, __ATOMIC_ACQUIRE) != handle)

@@ -159,6 +159,19 @@ static inline int twheel_event_is_periodic(const struct twheel_event *ev)
  */
 int twheel_share(struct twheel *tw, unsigned int slots,
 		 unsigned int ring_entries);
+/*
+ * As twheel_share(), with TWHEEL_SHARE_PICK_SLOTS in @flags (the only one
+ * taken; -EOPNOTSUPP from a module without TWHEEL_ARM_SLOT): the program
+ * then picks the table entry of every timeout it arms, with
+ * twheel_prep_arm_slot() (twheel_prep_arm() fails there), and may use the
+ * entries as an array of its own. An arm into an entry whose timeout is
+ * live gets -EBUSY at the flush.
+ */
+int twheel_share_flags(struct twheel *tw, unsigned int slots,
+		       unsigned int ring_entries, uint32_t flags);
+int twheel_prep_arm_slot(struct twheel *tw, uint32_t slot, uint64_t cookie,
+			 uint64_t expires, uint64_t period, uint32_t flags,
+			 uint32_t cpu, struct twheel_result *res);
 int twheel_refresh(struct twheel *tw, uint64_t handle, uint64_t deadline,
 		   struct twheel_result *res);
 const struct twheel_slot *twheel_table(const struct twheel *tw,

@@ -76,29 +76,56 @@ TEST_F(abi, info_reports_the_abi)
  */
 static int arm_with_flag(int fd, uint32_t flag, uint64_t *h)
 {
-	uint64_t expires = flag == TWHEEL_ARM_ABS ? now_ns() + 10 * SEC : 10 * SEC;
-	uint64_t period = flag == TWHEEL_ARM_FIXED_DELAY ? 10 * SEC : 0;
+	struct twheel_arm a = {
+		.cookie = 1,
+		.expires = flag == TWHEEL_ARM_ABS ? now_ns() + 10 * SEC :
+						    10 * SEC,
+		.period = flag == TWHEEL_ARM_FIXED_DELAY ? 10 * SEC : 0,
+		.flags = flag,
+		.handle = flag == TWHEEL_ARM_SLOT ? 1 : 0,
+	};
+	int ret = tw_ioctl(fd, TWHEEL_IOC_ARM, &a);
 
-	return tw_arm_full(fd, 1, expires, period, flag, 0, h);
+	*h = ret ? 0 : a.handle;
+	return ret;
+}
+
+/* A file with a table whose entries the program picks, or -1 without. */
+static int picking_file(struct __test_metadata *const _metadata,
+			const struct twheel_info *info)
+{
+	struct twheel_share sh = { .flags = TWHEEL_SHARE_PICK_SLOTS,
+				   .slots = 2 };
+	int fd;
+
+	if (!(info->arm_flags & TWHEEL_ARM_SLOT))
+		return -1;
+	fd = tw_open(_metadata);
+	EXPECT_EQ(tw_ioctl(fd, TWHEEL_IOC_SHARE, &sh), 0);
+	return fd;
 }
 
 TEST_F(abi, arm_flags_mask_is_what_arm_takes)
 {
+	int ret, fd, pick = picking_file(_metadata, &self->info);
 	unsigned int bit;
 	uint64_t h;
-	int ret;
 
 	for (bit = 0; bit < 32; bit++) {
-		ret = arm_with_flag(self->fd, 1U << bit, &h);
+		/* TWHEEL_ARM_SLOT is taken in such a file only. */
+		fd = 1U << bit == TWHEEL_ARM_SLOT && pick >= 0 ? pick : self->fd;
+		ret = arm_with_flag(fd, 1U << bit, &h);
 		if (self->info.arm_flags & (1U << bit)) {
 			EXPECT_EQ(ret, 0) TH_LOG("arm flag 0x%x in the mask", 1U << bit);
 			if (!ret)
-				EXPECT_EQ(tw_cancel(self->fd, h), 0);
+				EXPECT_EQ(tw_cancel(fd, h), 0);
 		} else {
 			EXPECT_EQ(ret, -EINVAL) TH_LOG("arm flag 0x%x outside the mask", 1U << bit);
 		}
 	}
 	EXPECT_TRUE(tw_nothing_ready(self->fd));
+	if (pick >= 0)
+		close(pick);
 }
 
 TEST_F(abi, rearm_flags_mask_is_what_rearm_takes)

@@ -10,7 +10,9 @@
  * poll, and close/reopen. Half the opens share a timeout table
  * (TWHEEL_IOC_SHARE): their timeouts are also refreshed by stores into it,
  * and some stores are garbage the kernel must ignore; half of those have
- * an expiry ring too, small enough to fill, which every read also empties. Every result and every record read is checked
+ * an expiry ring too, small enough to fill, which every read also empties;
+ * in half of each kind the program picks the table entry of every arm
+ * (TWHEEL_SHARE_PICK_SLOTS). Every result and every record read is checked
  * against a model of each file; at the end everything is cancelled and
  * drained, and every one-shot timeout that was armed and not cancelled must
  * have given exactly one record.
@@ -53,6 +55,10 @@
  *    weakest bounds), one record at a time (a periodic timeout may have
  *    several there), and a dead timeout is forgotten only once the ring
  *    was emptied after it died.
+ *  - In a file whose program picks the entries, an arm into an entry the
+ *    model knows free (never used, or its timeout known dead) succeeds
+ *    with a handle of that slot; one into the entry of a live periodic
+ *    timeout gets -EBUSY.
  *  - Invalid operations get their documented errno and change nothing:
  *    their targets are live timeouts with far deadlines and the invalid
  *    re-arm asks for "now", so an applied one shows as an early record, an
@@ -117,6 +123,7 @@ static bool have_get;		/* TWHEEL_IOC_GET */
 static bool have_drain;		/* TWHEEL_IOC_DRAIN */
 static bool have_boottime;	/* TWHEEL_ARM_BOOTTIME, on a clock = MONOTONIC */
 static bool have_share;		/* TWHEEL_IOC_SHARE */
+static bool have_pick;		/* TWHEEL_SHARE_PICK_SLOTS */
 static int ncpus_ok;		/* CPUs a timeout may be pinned to */
 static int cpus_ok[1024];
 
@@ -297,6 +304,9 @@ struct tfile {
 	struct twheel_ring *ring;	/* expiry ring, or NULL */
 	size_t ring_size;
 	u64 ring_emptied_seq;	/* seq before the ring was last emptied */
+	bool pick;		/* the program picks each arm's entry */
+	u64 slot_owner[TABLE_SLOTS];	/* pick: the live handle, or 0 */
+	uint32_t slot_next;	/* pick: where to look for a free entry */
 };
 
 static struct tfile files[MAX_FILES];
@@ -311,7 +321,7 @@ static u64 ops_done, st_records, st_oneshot_recs, st_periodic_recs,
 	st_overruns, st_invalid, st_enoent_race, st_reopen, st_reads,
 	st_eagain, st_batches, st_arms, st_cancels, st_rearms, st_lost,
 	st_oneshots_expected, st_polls, st_gets, st_boot_arms, st_stores,
-	st_junk_stores, st_ring_recs;
+	st_junk_stores, st_ring_recs, st_picked_arms;
 
 #define ADD(v, n) __atomic_fetch_add(&(v), (n), __ATOMIC_RELAXED)
 #define LOAD(v) __atomic_load_n(&(v), __ATOMIC_ACQUIRE)
@@ -490,6 +500,18 @@ static void gc_dead(struct tfile *f)
 	f->ndead = j;
 }
 
+/*
+ * @e is dead as far as the kernel is concerned: its entry is free for the
+ * next arm, unless a newer timeout of the model holds it already.
+ */
+static void slot_release(struct tfile *f, const struct ent *e)
+{
+	uint32_t slot = (uint32_t)e->handle;
+
+	if (f->pick && slot < TABLE_SLOTS && f->slot_owner[slot] == e->handle)
+		f->slot_owner[slot] = 0;
+}
+
 /* @e died (cancel returned 0, or its one-shot record was read). */
 static void make_dead(struct tfile *f, struct ent *e, enum state st,
 		      u64 seq)
@@ -499,6 +521,7 @@ static void make_dead(struct tfile *f, struct ent *e, enum state st,
 	e->state = st;
 	e->dead_seq = seq;
 	live_del(f, e);
+	slot_release(f, e);
 	f->stale[f->nstale++ % STALE_RING] = e->handle;
 	if (f->ndead == f->capdead) {
 		f->capdead = f->capdead ? 2 * f->capdead : 1024;
@@ -507,6 +530,34 @@ static void make_dead(struct tfile *f, struct ent *e, enum state st,
 	f->dead[f->ndead++] = e;
 	if (f->ndead >= 4096)
 		gc_dead(f);
+}
+
+/*
+ * An entry for the next arm of a picking file that the model knows free;
+ * consecutive picks differ (an arm's success is recorded only after its
+ * batch). 0 if there is none.
+ */
+static uint32_t slot_pick(struct tfile *f)
+{
+	uint32_t i, slot;
+
+	for (i = 0; i < TABLE_SLOTS; i++) {
+		slot = f->slot_next++ % TABLE_SLOTS;
+		if (slot && !f->slot_owner[slot])
+			return slot;
+	}
+	return 0;
+}
+
+/* A live one-shot that a cancel or get found dead: a read took it. */
+static void make_gone(struct tfile *f, struct ent *e, u64 t0)
+{
+	hist_add(e, 'N', t0, 0, 0);
+	live_del(f, e);
+	e->state = GONE_PENDING;
+	f->ngone++;
+	slot_release(f, e);
+	ADD(st_enoent_race, 1);
 }
 
 static u64 bump_seq(struct tfile *f)
@@ -612,6 +663,10 @@ static void gen_arm(struct rng *r, struct tfile *f, struct twheel_op *op,
 	}
 	if (have_boottime && pct(r, 25))
 		op->flags |= TWHEEL_ARM_BOOTTIME;
+	if (f->pick) {
+		op->flags |= TWHEEL_ARM_SLOT;
+		op->handle = slot_pick(f);
+	}
 }
 
 static enum kind op_kind(const struct twheel_op *op)
@@ -642,6 +697,16 @@ static struct ent *model_arm(int tid, struct tfile *f,
 		failf(tid, f, e, "arm returned handle %#llx"
 		      " that the file handed out before", handle);
 		return NULL;
+	}
+	if (f->pick) {
+		/* @op is as sent, or (the final wave) as the kernel left it. */
+		if ((uint32_t)handle != (uint32_t)op->handle) {
+			failf(tid, f, NULL, "arm into entry %u returned "
+			      "handle %#llx", (uint32_t)op->handle, handle);
+			return NULL;
+		}
+		f->slot_owner[(uint32_t)handle] = handle;
+		ADD(st_picked_arms, 1);
 	}
 	e = calloc(1, sizeof(*e));
 	if (!e)
@@ -718,11 +783,7 @@ static bool model_mutate(int tid, struct tfile *f, u64 handle,
 			      "and its record was never read", what, handle);
 			return false;
 		}
-		hist_add(e, 'N', t0, 0, 0);
-		live_del(f, e);
-		e->state = GONE_PENDING;
-		f->ngone++;
-		ADD(st_enoent_race, 1);
+		make_gone(f, e, t0);
 		return true;
 	}
 	if (cancel && report && (ret == TWHEEL_CANCELLED_ARMED ||
@@ -1080,15 +1141,20 @@ static size_t rand_read_size(struct rng *r)
 /* Opening and closing                                                 */
 
 /* Open @f anew with its sentinel. Caller holds f->rw for writing. */
-/* Give new @f a shared table, and with @ring an expiry ring; map them. */
+/*
+ * Give new @f a shared table, and with @ring an expiry ring; map them.
+ * With f->pick the program picks the entries.
+ */
 static bool file_share(int tid, struct tfile *f, bool ring)
 {
 	struct twheel_share sh = { .slots = TABLE_SLOTS };
 	void *p;
 	int ret;
 
+	if (f->pick)
+		sh.flags = TWHEEL_SHARE_PICK_SLOTS;
 	if (ring) {
-		sh.flags = TWHEEL_SHARE_RING;
+		sh.flags |= TWHEEL_SHARE_RING;
 		sh.ring_entries = RING_ENTRIES;
 	}
 	ret = xioctl(f->fd, TWHEEL_IOC_SHARE, &sh);
@@ -1136,6 +1202,9 @@ static bool file_open(int tid, struct tfile *f, bool nonblock)
 	f->inst = __atomic_fetch_add(&next_inst, 1, __ATOMIC_RELAXED);
 	f->table = NULL;
 	f->ring = NULL;
+	/* Instances 5 and 7 modulo 8: a table, and a table with a ring. */
+	f->pick = have_pick && f->inst % 8 >= 5 && f->inst % 2;
+	memset(f->slot_owner, 0, sizeof(f->slot_owner));
 	if (have_share && f->inst % 2 && !file_share(tid, f, f->inst % 4 == 3))
 		return false;
 	f->arms = f->cancels = 0;
@@ -1144,6 +1213,10 @@ static bool file_open(int tid, struct tfile *f, bool nonblock)
 	 * blocking read always has a record coming. */
 	a.cookie = ((u64)f->inst << 32) | (uint32_t)++f->arm_ctr;
 	pthread_mutex_lock(&f->m);
+	if (f->pick) {
+		a.flags = TWHEEL_ARM_SLOT;
+		a.handle = slot_pick(f);
+	}
 	t0 = now_ns();
 	ret = xioctl(f->fd, TWHEEL_IOC_ARM, &a);
 	seq = bump_seq(f);
@@ -1154,6 +1227,8 @@ static bool file_open(int tid, struct tfile *f, bool nonblock)
 		op.cookie = a.cookie;
 		op.expires = a.expires;
 		op.period = a.period;
+		op.flags = a.flags;
+		op.handle = (uint32_t)a.handle;
 		f->sentinel = model_arm(tid, f, &op, a.handle, t0, seq);
 		if (f->sentinel) {
 			f->sentinel->sentinel = true;
@@ -1210,7 +1285,8 @@ static void op_arm(int tid, struct rng *r, struct tfile *f)
 	gen_arm(r, f, &op, t0);
 	a = (struct twheel_arm){
 		.cookie = op.cookie, .expires = op.expires, .period = op.period,
-		.flags = op.flags, .cpu = op.cpu, .handle = rnd(r),
+		.flags = op.flags, .cpu = op.cpu,
+		.handle = f->pick ? op.handle : rnd(r),
 	};
 	ret = xioctl(f->fd, TWHEEL_IOC_ARM, &a);
 	seq = bump_seq(f);
@@ -1443,11 +1519,7 @@ static void op_get(int tid, struct rng *r, struct tfile *f)
 			      "(reads in flight: %d)", kind_name[e->kind], h,
 			      LOAD(f->inflight));
 		} else {
-			hist_add(e, 'N', t0, 0, 0);
-			live_del(f, e);
-			e->state = GONE_PENDING;
-			f->ngone++;
-			ADD(st_enoent_race, 1);
+			make_gone(f, e, t0);
 		}
 	} else if (ret != -ENOENT || (e && e->state == LIVE)) {
 		failf(tid, f, e, "GET of %#llx (%s) returned %s", h,
@@ -1465,6 +1537,26 @@ static void op_get(int tid, struct rng *r, struct tfile *f)
 /* The arm flags are the low bits; every bit above them is unknown. */
 #define ARM_FLAG_BITS	__builtin_ctz(~TWHEEL_ARM_FLAGS_ALL)
 
+/*
+ * An arm into a picked entry that is not to be had: the sentinel's, which
+ * nothing but the end cancels (-EBUSY), else entry 0 or one past the table
+ * (-EINVAL).
+ */
+static int gen_bad_slot(struct rng *r, struct tfile *f, struct twheel_op *op,
+			u64 now, const char **what)
+{
+	gen_arm(r, f, op, now);
+	op->flags |= TWHEEL_ARM_SLOT;
+	if (f->pick && f->sentinel && pct(r, 70)) {
+		*what = "arm into the entry of the live sentinel";
+		op->handle = (uint32_t)f->sentinel->handle;
+		return -EBUSY;
+	}
+	*what = "arm into entry 0 or past the table";
+	op->handle = pct(r, 50) ? 0 : TABLE_SLOTS + rn(r, 1000);
+	return -EINVAL;
+}
+
 static int gen_invalid_op(struct rng *r, struct tfile *f, struct twheel_op *op,
 			  u64 now, const char **what)
 {
@@ -1472,7 +1564,9 @@ static int gen_invalid_op(struct rng *r, struct tfile *f, struct twheel_op *op,
 	u64 h = e ? e->handle : 0;
 
 	memset(op, 0, sizeof(*op));
-	switch (rn(r, 13)) {
+	switch (rn(r, 15)) {
+	case 13:
+		return gen_bad_slot(r, f, op, now, what);
 	case 0:
 		*what = "unknown op";
 		op->op = pct(r, 50) ? 0 : 5 + rn(r, 1000);
@@ -1535,6 +1629,12 @@ static int gen_invalid_op(struct rng *r, struct tfile *f, struct twheel_op *op,
 		op->op = TWHEEL_OP_CANCEL;
 		op->handle = h;
 		op->flags = 1U << (1 + rn(r, 31));
+		return -EINVAL;
+	case 12:
+		*what = "arm with the entry mode not the file's";
+		gen_arm(r, f, op, now);
+		op->flags ^= TWHEEL_ARM_SLOT;
+		op->handle = 1 + rn(r, TABLE_SLOTS - 1);
 		return -EINVAL;
 	case 11:
 		*what = "re-arm of a dead or foreign handle";
@@ -1609,7 +1709,7 @@ static void op_batch(int tid, struct rng *r, struct tfile *f)
 				ops[i].flags = TWHEEL_CANCEL_REPORT;
 		}
 		ops[i].result = (int32_t)rnd(r);	/* ignored on input */
-		if (ops[i].op == TWHEEL_OP_ARM)
+		if (ops[i].op == TWHEEL_OP_ARM && !f->pick)
 			ops[i].handle = rnd(r);		/* ignored on input */
 		if (op_size > sizeof(ops[0]) && pct(r, 10)) {
 			tail[i] = true;
@@ -1770,7 +1870,7 @@ static void op_invalid_single(int tid, struct rng *r, struct tfile *f)
 			a = (struct twheel_arm){
 				.cookie = op.cookie, .expires = op.expires,
 				.period = op.period, .flags = op.flags,
-				.cpu = op.cpu,
+				.cpu = op.cpu, .handle = op.handle,
 			};
 			ret = xioctl(f->fd, TWHEEL_IOC_ARM, &a);
 		} else if (op.op == TWHEEL_OP_REARM && !op.cookie) {
@@ -1961,6 +2061,10 @@ static void finish_file(int tid, struct tfile *f, u64 settle_ns)
 			}
 			if (have_boottime && pct(&r, 25))
 				ops[i].flags |= TWHEEL_ARM_BOOTTIME;
+			if (f->pick) {
+				ops[i].flags |= TWHEEL_ARM_SLOT;
+				ops[i].handle = slot_pick(f);
+			}
 		}
 		ret = xioctl(f->fd, TWHEEL_IOC_BATCH, &(struct twheel_batch){
 			.ops = (uintptr_t)ops, .count = FINAL_WAVE,
@@ -2131,6 +2235,7 @@ TEST_F_TIMEOUT(fuzz, model, 6 * 3600)
 	have_drain = info.ioctls & TWHEEL_FEAT_DRAIN;
 	have_report = info.cancel_flags & TWHEEL_CANCEL_REPORT;
 	have_share = info.ioctls & TWHEEL_FEAT_SHARE;
+	have_pick = have_share && (info.arm_flags & TWHEEL_ARM_SLOT);
 	have_boottime = (info.arm_flags & TWHEEL_ARM_BOOTTIME) &&
 			boottime_is_monotonic();
 	if (!have_boottime)
@@ -2211,12 +2316,13 @@ TEST_F_TIMEOUT(fuzz, model, 6 * 3600)
 	       ", cancels %llu, batches %llu, invalid ops %llu"
 	       ", gets %llu, read-vs-cancel races %llu, reopens %llu"
 	       ", one-shots awaited at the end %llu, table stores %llu"
-	       " (garbage %llu), records from rings %llu",
+	       " (garbage %llu), records from rings %llu, arms into picked"
+	       " entries %llu",
 	       st_records, st_oneshot_recs, st_periodic_recs, st_overruns,
 	       st_reads, st_eagain, st_polls, st_arms, st_boot_arms, st_rearms,
 	       st_cancels, st_batches, st_invalid, st_gets, st_enoent_race,
 	       st_reopen, st_oneshots_expected, st_stores, st_junk_stores,
-	       st_ring_recs);
+	       st_ring_recs, st_picked_arms);
 	if (failed) {
 		fputs(fail_msg, stdout);
 		fflush(stdout);

@@ -9,8 +9,10 @@
  * timeouts fire, munmap, fork, mremap and close while they fire, and a
  * bystander's timeouts meanwhile. The expiry ring (TWHEEL_SHARE_RING):
  * records without read(), a full ring losing nothing, periodic timeouts,
- * dead handles, a lying head. As uid 65534, the table and ring count
- * toward the per-user limit on timeouts.
+ * dead handles, a lying head. Table entries the program picks
+ * (TWHEEL_SHARE_PICK_SLOTS). As uid 65534, the table and ring count toward
+ * the per-user limit on timeouts, and so do the dead timeouts kept in
+ * picked entries.
  */
 #include <grp.h>
 #include <pthread.h>
@@ -24,23 +26,33 @@
 /* Entries of one page of table. */
 #define PAGE_SLOTS	(4096 / (int)sizeof(struct twheel_slot))
 
-/* TWHEEL_IOC_SHARE of @slots entries and the table mapped; 0 or -errno. */
+/* TWHEEL_IOC_SHARE of @s, answered in place, and the table mapped. */
+static int share_table(int fd, struct twheel_share *s,
+		       struct twheel_slot **table)
+{
+	void *p;
+	int ret = tw_ioctl(fd, TWHEEL_IOC_SHARE, s);
+
+	if (ret)
+		return ret;
+	p = mmap(NULL, s->size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		 (off_t)s->offset);
+	if (p == MAP_FAILED)
+		return -errno;
+	*table = p;
+	return 0;
+}
+
+/* A table of @slots entries, mapped; 0 or -errno. */
 static int tw_share(int fd, uint32_t slots, struct twheel_slot **table,
 		    uint32_t *got)
 {
 	struct twheel_share s = { .slots = slots };
-	void *p;
-	int ret = tw_ioctl(fd, TWHEEL_IOC_SHARE, &s);
+	int ret = share_table(fd, &s, table);
 
-	if (ret)
-		return ret;
-	p = mmap(NULL, s.size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
-		 (off_t)s.offset);
-	if (p == MAP_FAILED)
-		return -errno;
-	*table = p;
-	*got = s.slots;
-	return 0;
+	if (!ret)
+		*got = s.slots;
+	return ret;
 }
 
 static struct twheel_slot *slot_of(struct twheel_slot *table, uint64_t h)
@@ -748,6 +760,166 @@ TEST(scribbled_table_hurts_only_its_owner)
 	close(fd);
 }
 
+/* TWHEEL_IOC_ARM of a one-shot into table entry @slot (TWHEEL_ARM_SLOT). */
+static int arm_slot(int fd, uint64_t slot, uint64_t cookie, uint64_t delay,
+		    uint64_t *handle)
+{
+	struct twheel_arm a = { .cookie = cookie, .expires = delay,
+				.flags = TWHEEL_ARM_SLOT, .handle = slot };
+	int ret = tw_ioctl(fd, TWHEEL_IOC_ARM, &a);
+
+	*handle = ret ? 0 : a.handle;
+	return ret;
+}
+
+/*
+ * A table whose program picks the slots (TWHEEL_SHARE_PICK_SLOTS), of
+ * @slots entries, with @flags too; the table mapped; 0 or -errno.
+ */
+static int share_picking(int fd, uint32_t flags, uint32_t slots,
+			 struct twheel_slot **table, struct twheel_share *out)
+{
+	*out = (struct twheel_share){
+		.flags = TWHEEL_SHARE_PICK_SLOTS | flags, .slots = slots,
+		.ring_entries = flags ? 64 : 0,
+	};
+	return share_table(fd, out, table);
+}
+
+/* Nothing live and every entry empty: what a refused arm leaves. */
+static bool untouched(int fd, const struct twheel_slot *table, uint32_t n)
+{
+	uint32_t i;
+
+	if (tw_fdinfo(fd, "pending") != 0)
+		return false;
+	for (i = 0; i < n; i++)
+		if (table[i].handle || table[i].deadline)
+			return false;
+	return true;
+}
+
+/*
+ * TWHEEL_ARM_SLOT: only, and always, in a file whose table lets the program
+ * pick; only entries the table has; every refusal changes nothing. An
+ * entry whose timeout is live is busy; once it is dead the next arm there
+ * gets a new handle of the same slot, and the old one stays dead.
+ */
+TEST(picked_slots)
+{
+	struct twheel_op ops[2] = {
+		{ .op = TWHEEL_OP_ARM, .flags = TWHEEL_ARM_SLOT, .handle = 6,
+		  .expires = 10 * SEC },
+		{ .op = TWHEEL_OP_ARM, .flags = TWHEEL_ARM_SLOT, .handle = 6,
+		  .expires = 10 * SEC },
+	};
+	int fd = tw_open(_metadata), plain = tw_open(_metadata);
+	struct twheel_slot *table, *other;
+	struct twheel_share s;
+	struct twheel_get g;
+	uint32_t n;
+	uint64_t h, h2;
+
+	/* No table, and a table the kernel picks the slots of. */
+	EXPECT_EQ(arm_slot(plain, 1, 0, 10 * SEC, &h), -EINVAL);
+	ASSERT_EQ(tw_share(plain, PAGE_SLOTS, &other, &n), 0);
+	EXPECT_EQ(arm_slot(plain, 1, 0, 10 * SEC, &h), -EINVAL);
+	EXPECT_TRUE(untouched(plain, other, n));
+
+	ASSERT_EQ(share_picking(fd, 0, PAGE_SLOTS, &table, &s), 0);
+	ASSERT_EQ(s.slots, (uint32_t)PAGE_SLOTS);
+	EXPECT_EQ(tw_arm_full(fd, 0, 10 * SEC, 0, 0, 0, &h), -EINVAL);
+	EXPECT_EQ(arm_slot(fd, 0, 0, 10 * SEC, &h), -EINVAL);
+	EXPECT_EQ(arm_slot(fd, s.slots, 0, 10 * SEC, &h), -EINVAL);
+	EXPECT_EQ(arm_slot(fd, 1ULL << 32 | 1, 0, 10 * SEC, &h), -EINVAL);
+	EXPECT_EQ(arm_slot(fd, 1, 0, 1ULL << 62, &h), -ERANGE);
+	EXPECT_TRUE(untouched(fd, table, s.slots));
+
+	ASSERT_EQ(arm_slot(fd, 5, 55, 10 * SEC, &h), 0);
+	EXPECT_EQ((uint32_t)h, 5U);
+	EXPECT_EQ(table[5].handle, h);
+	ASSERT_EQ(tw_get(fd, h, &g), 0);
+	EXPECT_EQ(table[5].deadline, g.deadline);
+	EXPECT_EQ(g.cookie, 55ULL);
+	EXPECT_EQ(tw_rearm(fd, h, 20 * SEC, TWHEEL_ARM_SLOT), -EINVAL);
+	EXPECT_EQ(arm_slot(fd, 5, 0, 10 * SEC, &h2), -EBUSY);
+	EXPECT_EQ(table[5].handle, h);
+	EXPECT_EQ(tw_fdinfo(fd, "pending"), 1);
+
+	ASSERT_EQ(tw_cancel(fd, h), 0);
+	EXPECT_EQ(table[5].handle, 0ULL);
+	ASSERT_EQ(arm_slot(fd, 5, 56, 10 * SEC, &h2), 0);
+	EXPECT_EQ((uint32_t)h2, 5U);
+	EXPECT_NE(h2, h);
+	EXPECT_EQ(tw_get(fd, h, &g), -ENOENT);
+	EXPECT_EQ(tw_cancel(fd, h), -ENOENT);
+	EXPECT_EQ(table[5].handle, h2);
+
+	/* A batch: the second arm into the same entry is busy. */
+	ASSERT_EQ(tw_batch(fd, ops, 2, sizeof(ops[0])), 0);
+	EXPECT_EQ(ops[0].result, 0);
+	EXPECT_EQ((uint32_t)ops[0].handle, 6U);
+	EXPECT_EQ(table[6].handle, ops[0].handle);
+	EXPECT_EQ(ops[1].result, -EBUSY);
+	EXPECT_EQ(ops[1].handle, 0ULL);
+	EXPECT_EQ(tw_fdinfo(fd, "pending"), 2);
+	munmap(table, s.size);
+	munmap(other, 4096);
+	close(fd);
+	close(plain);
+}
+
+/*
+ * A one-shot's entry is free for the next arm as soon as the program has its
+ * record: from the ring at once, however close behind the expiry the arm
+ * comes, and after read() without a ring.
+ */
+TEST(picked_slot_free_once_its_record_is_taken)
+{
+	int fd = tw_open(_metadata), fd2 = tw_open(_metadata);
+	struct twheel_slot *table, *t2;
+	struct twheel_share s, s2;
+	struct twheel_event ev;
+	struct twheel_ring *r;
+	uint64_t h, t, old = 0;
+	int i, ret;
+
+	ASSERT_EQ(share_picking(fd, TWHEEL_SHARE_RING, 64, &table, &s), 0);
+	r = mmap(NULL, s.ring_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		 (off_t)s.ring_offset);
+	ASSERT_NE(r, MAP_FAILED);
+	for (i = 0; i < 200; i++) {
+		ASSERT_EQ(arm_slot(fd, 3, i, 1, &h), 0);
+		EXPECT_NE(h, old);
+		t = now_ns() + 10 * SEC;
+		while (!ring_count(r) && now_ns() < t)
+			;
+		ASSERT_EQ(ring_take(r, &ev, 1), 1);
+		ASSERT_EQ(ev.handle, h);
+		ret = arm_slot(fd, 3, i, 10 * SEC, &h);
+		ASSERT_EQ(ret, 0) TH_LOG("round %d: the arm after the record got %d",
+					 i, ret);
+		ASSERT_EQ(tw_cancel(fd, h), 0);
+		old = h;
+	}
+	EXPECT_EQ(tw_fdinfo(fd, "pending"), 0);
+
+	ASSERT_EQ(share_picking(fd2, 0, 64, &t2, &s2), 0);
+	ASSERT_EQ(arm_slot(fd2, 9, 1, 1, &h), 0);
+	EXPECT_EQ(arm_slot(fd2, 9, 1, 1, &old), -EBUSY);
+	ASSERT_TRUE(tw_wait_ready(fd2, 10000));
+	EXPECT_EQ(arm_slot(fd2, 9, 1, 1, &old), -EBUSY);
+	ASSERT_EQ(tw_read(_metadata, fd2, &ev, 1), 1);
+	EXPECT_EQ(ev.handle, h);
+	EXPECT_EQ(t2[9].handle, 0ULL);
+	EXPECT_EQ(arm_slot(fd2, 9, 1, 10 * SEC, &old), 0);
+	munmap(r, s.ring_size);
+	munmap(table, s.size);
+	munmap(t2, s2.size);
+	close(fd);
+	close(fd2);
+}
+
 #define USER_MAX	"/sys/module/twheel/parameters/max_user_timeouts"
 /* The limit while the test runs, in timeouts: 128 bytes of memory each. */
 #define LIMIT		100
@@ -756,8 +928,19 @@ TEST(scribbled_table_hurts_only_its_owner)
 
 /* A failed check of limited_program(): said on stderr, exit status 1. */
 #define LIMITED_FAILED()						\
-	(fprintf(stderr, "limited_program: check at line %d failed\n",	\
+	(fprintf(stderr, "uid 65534 program: check at line %d failed\n",	\
 		 __LINE__), 1)
+
+/* Close @fd: a new file of the user then finds nothing charged. 0 or 1. */
+static int close_gives_all_back(int fd)
+{
+	close(fd);
+	fd = open(TW_DEV, O_RDWR | O_NONBLOCK);
+	if (fd < 0 || tw_fdinfo(fd, "user_timeouts") != 0)
+		return LIMITED_FAILED();
+	close(fd);
+	return 0;
+}
 
 /*
  * As uid 65534 under a limit of LIMIT timeouts: a table or ring costing
@@ -805,12 +988,49 @@ static int limited_program(void)
 	if (tw_arm_full(fd, i, 3600 * SEC, 0, 0, 0, &h) != -ENOSPC ||
 	    tw_fdinfo(fd, "user_timeouts") != LIMIT)
 		return LIMITED_FAILED();
-	close(fd);
-	fd = open(TW_DEV, O_RDWR | O_NONBLOCK);
-	if (fd < 0 || tw_fdinfo(fd, "user_timeouts") != 0)
+	return close_gives_all_back(fd);
+}
+
+/*
+ * As uid 65534 under the same limit, in a file whose program picks the
+ * slots: a dead timeout stays in its entry, still charged, so the file
+ * holds at most one timeout per entry whatever the program arms and
+ * cancels; an arm into an entry with a dead timeout reuses it and charges
+ * nothing more. Returns 0, or 1 when a check failed.
+ */
+static int picking_program(void)
+{
+	struct twheel_share one = { .flags = TWHEEL_SHARE_PICK_SLOTS,
+				    .slots = PAGE_SLOTS };
+	struct twheel_arm a = { .flags = TWHEEL_ARM_SLOT,
+				.expires = 3600 * SEC };
+	int fd, i, ret;
+
+	if (setgroups(0, NULL) || setresgid(NOBODY, NOBODY, NOBODY) ||
+	    setresuid(NOBODY, NOBODY, NOBODY) ||
+	    prctl(PR_SET_DUMPABLE, 1, 0, 0, 0))
 		return LIMITED_FAILED();
-	close(fd);
-	return 0;
+	fd = open(TW_DEV, O_RDWR | O_NONBLOCK);
+	if (fd < 0 || tw_ioctl(fd, TWHEEL_IOC_SHARE, &one))
+		return LIMITED_FAILED();
+	for (i = 1; i <= LIMIT - PAGE_COST; i++) {
+		a.handle = i;
+		if (tw_ioctl(fd, TWHEEL_IOC_ARM, &a) || tw_cancel(fd, a.handle))
+			return LIMITED_FAILED();
+	}
+	a.handle = i;
+	ret = tw_ioctl(fd, TWHEEL_IOC_ARM, &a);
+	fprintf(stderr, "picking_program: %d entries armed and cancelled: pending %lld, user_timeouts %lld; an arm into a new entry %d\n",
+		i - 1, tw_fdinfo(fd, "pending"),
+		tw_fdinfo(fd, "user_timeouts"), ret);
+	if (ret != -ENOSPC || tw_fdinfo(fd, "pending") != 0 ||
+	    tw_fdinfo(fd, "user_timeouts") != LIMIT)
+		return LIMITED_FAILED();
+	a.handle = 1;
+	if (tw_ioctl(fd, TWHEEL_IOC_ARM, &a) ||
+	    tw_fdinfo(fd, "user_timeouts") != LIMIT)
+		return LIMITED_FAILED();
+	return close_gives_all_back(fd);
 }
 
 FIXTURE(limit) {
@@ -837,17 +1057,27 @@ FIXTURE_TEARDOWN(limit)
 	EXPECT_EQ(tw_write_file(USER_MAX, self->saved), 0);
 }
 
-TEST_F(limit, table_and_ring_count_toward_the_user_limit)
+/* Run @program in a child (it becomes uid 65534): its exit status. */
+static int in_child(int (*program)(void))
 {
 	int status;
 	pid_t pid = fork();
 
-	ASSERT_GE(pid, 0);
 	if (pid == 0)
-		_exit(limited_program());
-	ASSERT_EQ(waitpid(pid, &status, 0), pid);
-	ASSERT_TRUE(WIFEXITED(status));
-	EXPECT_EQ(WEXITSTATUS(status), 0);
+		_exit(program());
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+TEST_F(limit, table_and_ring_count_toward_the_user_limit)
+{
+	EXPECT_EQ(in_child(limited_program), 0);
+}
+
+TEST_F(limit, picked_slots_hold_one_timeout_per_entry)
+{
+	EXPECT_EQ(in_child(picking_program), 0);
 }
 
 TEST_HARNESS_MAIN

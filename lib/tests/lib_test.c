@@ -662,6 +662,65 @@ TEST_F(lib, share_refresh)
 }
 
 /*
+ * Entries the program picks: only with a table that lets it, only entries
+ * the table has; a busy entry fails at the flush; the table's handle is
+ * what a refresh needs, 0 (-ENOENT) once the timeout is dead, and the entry
+ * is free again once its record is taken.
+ */
+TEST_F(lib, share_pick_slots)
+{
+	struct twheel *tw = open_tw(_metadata, 0, 0);
+	struct twheel_result a, b, c, plain;
+	const struct twheel_slot *table;
+	const struct twheel_event *ev;
+	unsigned int slots;
+	uint64_t old;
+
+	if (!(twheel_get_info(tw)->arm_flags & TWHEEL_ARM_SLOT))
+		SKIP(return, "the module has no picked slots");
+	EXPECT_NUM(twheel_prep_arm_slot(tw, 1, 0, 10 * MS, 0, 0, 0, &a), -EINVAL);
+	EXPECT_NUM(twheel_share_flags(tw, 64, 0, 0x80000000U), -EINVAL);
+	ASSERT_NUM(twheel_share_flags(tw, 64, 16, TWHEEL_SHARE_PICK_SLOTS), 0);
+	table = twheel_table(tw, &slots);
+	ASSERT_TRUE(table != NULL);
+	EXPECT_NUM(twheel_prep_arm(tw, 0, 10 * MS, 0, TWHEEL_ARM_SLOT, 0, &a),
+		   -EINVAL);
+	EXPECT_NUM(twheel_prep_arm_slot(tw, 0, 0, 10 * MS, 0, 0, 0, &a), -EINVAL);
+	EXPECT_NUM(twheel_prep_arm_slot(tw, slots, 0, 10 * MS, 0, 0, 0, &a),
+		   -EINVAL);
+	EXPECT_NUM(twheel_queued(tw), 0);
+	ASSERT_NUM(twheel_prep_arm(tw, 0, 10 * MS, 0, 0, 0, &plain), 0);
+	ASSERT_NUM(twheel_prep_arm_slot(tw, 7, 70, 1000 * MS, 0, 0, 0, &a), 0);
+	ASSERT_NUM(twheel_prep_arm_slot(tw, 9, 90, 20 * MS, 0, 0, 0, &b), 0);
+	ASSERT_NUM(twheel_prep_arm_slot(tw, 7, 71, 1000 * MS, 0, 0, 0, &c), 0);
+	ASSERT_NUM(twheel_flush(tw), 4);
+	EXPECT_NUM(plain.result, -EINVAL);
+	EXPECT_NUM(a.result, 0);
+	EXPECT_NUM((uint32_t)a.handle, 7);
+	EXPECT_NUM(table[7].handle, a.handle);
+	EXPECT_NUM(b.result, 0);
+	EXPECT_NUM(c.result, -EBUSY);
+	EXPECT_NUM(twheel_refresh(tw, table[7].handle, table[7].deadline + MS,
+				  NULL), 0);
+	EXPECT_NUM(twheel_refresh(tw, table[8].handle, twheel_now_ns(), NULL),
+		   -ENOENT);
+	/* 9 fires; its entry is free for the next arm at once. */
+	ASSERT_NUM(twheel_fill(tw), 1);
+	ev = twheel_next_event(tw);
+	ASSERT_TRUE(ev != NULL);
+	EXPECT_NUM(ev->cookie, 90);
+	EXPECT_NUM(table[9].handle, 0);
+	old = b.handle;
+	ASSERT_NUM(twheel_prep_arm_slot(tw, 9, 91, 1000 * MS, 0, 0, 0, &b), 0);
+	ASSERT_NUM(twheel_flush(tw), 1);
+	EXPECT_NUM(b.result, 0);
+	EXPECT_NUM((uint32_t)b.handle, 9);
+	EXPECT_TRUE(b.handle != old);
+	EXPECT_NUM(twheel_refresh(tw, old, twheel_now_ns() + MS, NULL), -ENOENT);
+	twheel_close(tw);
+}
+
+/*
  * The expiry ring: records come from memory, those that found it full
  * from read(), none lost; a cancel drops its handle's records from the ring
  * too, as from the buffer.

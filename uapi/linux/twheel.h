@@ -30,7 +30,7 @@
 #include <linux/types.h>
 
 /* Version of this ABI; bumped when something is added. */
-#define TWHEEL_API_VERSION		6
+#define TWHEEL_API_VERSION		7
 
 /* ioctl type 0xBA: unassigned in Documentation/userspace-api/ioctl/ioctl-number.rst. */
 #define TWHEEL_IOC_MAGIC		0xBA
@@ -48,9 +48,15 @@
 #define TWHEEL_ARM_FIXED_DELAY		0x4U
 /* The timeout runs on CLOCK_BOOTTIME instead of CLOCK_MONOTONIC (API 4). */
 #define TWHEEL_ARM_BOOTTIME		0x8U
+/*
+ * @handle in is the shared table's entry the timeout takes (API 7): on
+ * every arm of a file shared with TWHEEL_SHARE_PICK_SLOTS, and nowhere else.
+ */
+#define TWHEEL_ARM_SLOT			0x10U
 #define TWHEEL_ARM_FLAGS_ALL		(TWHEEL_ARM_ABS | TWHEEL_ARM_CPU | \
 					 TWHEEL_ARM_FIXED_DELAY | \
-					 TWHEEL_ARM_BOOTTIME)
+					 TWHEEL_ARM_BOOTTIME | \
+					 TWHEEL_ARM_SLOT)
 
 /**
  * struct twheel_arm - arm a new timeout (TWHEEL_IOC_ARM)
@@ -59,7 +65,8 @@
  * @period: 0 for one-shot, else the period in ns (at least one tick)
  * @flags: TWHEEL_ARM_*
  * @cpu: CPU to run on, with TWHEEL_ARM_CPU; must be zero otherwise
- * @handle: out: the new timeout's handle (never 0)
+ * @handle: out: the new timeout's handle (never 0); in, with
+ *	TWHEEL_ARM_SLOT: the table entry it takes, 1 to twheel_share.slots - 1
  */
 struct twheel_arm {
 	__u64 cookie;
@@ -143,7 +150,8 @@ struct twheel_cancel {
  *	struct twheel_cancel (CANCEL); 0 in, the TWHEEL_ARM_CPU,
  *	TWHEEL_ARM_FIXED_DELAY and TWHEEL_ARM_BOOTTIME the timeout was armed
  *	with out (GET)
- * @handle: in for REARM, CANCEL and GET; out for ARM
+ * @handle: in for REARM, CANCEL and GET; out for ARM (in too with
+ *	TWHEEL_ARM_SLOT: the table entry)
  * @cookie: ARM; out for GET; else zero
  * @expires: ARM and REARM; out for GET (the deadline); else zero
  * @period: ARM; out for GET; else zero
@@ -416,7 +424,13 @@ struct twheel_slot {
 /* Flags of struct twheel_share. */
 /* Also an expiry ring: records go there instead of waiting for read(). */
 #define TWHEEL_SHARE_RING		0x1U
-#define TWHEEL_SHARE_FLAGS_ALL		TWHEEL_SHARE_RING
+/*
+ * The program picks the table entry of each timeout it arms
+ * (TWHEEL_ARM_SLOT), as an index of its own (API 7).
+ */
+#define TWHEEL_SHARE_PICK_SLOTS		0x2U
+#define TWHEEL_SHARE_FLAGS_ALL		(TWHEEL_SHARE_RING | \
+					 TWHEEL_SHARE_PICK_SLOTS)
 
 /* Most entries of an expiry ring. */
 #define TWHEEL_RING_MAX			65536
