@@ -619,7 +619,7 @@ def cost_tables(recs, f):
     t, f.refresh = metric_table(
         recs, "refresh", "1c. Refresh (push an idle timeout out again, to 15 min from now): cost per refresh",
         "   the event-loop libraries servers link (no system call) against the device; twheel-shm stores"
-        " into the shared table")
+        " into its own entry of the shared table (entries the program picks)")
     tables.append(t)
     t, f.cancel = metric_table(recs, "cancel", "2. Cancel scaling: cost per cancel", None,
                                extra_scaling=True)

@@ -10,10 +10,13 @@
  * after poll() when the caller wants to wait.
  *
  * "twheel-shm" is "twheel" with the file's shared timeout table
- * (TWHEEL_IOC_SHARE): a re-arm to a later deadline is a store into the
- * slot's entry, as libtwheel's twheel_refresh() does, the deadline taken
- * from CLOCK_MONOTONIC_COARSE as libevent takes its time; an earlier one
- * is a TWHEEL_IOC_REARM.
+ * (TWHEEL_IOC_SHARE) whose entries the program picks
+ * (TWHEEL_SHARE_PICK_SLOTS): slot i's timeout is in entry i + 1, the table
+ * is the program's array of connections, as a struct event is part of a
+ * connection with libevent. A re-arm to a later deadline is a store into
+ * the entry, as libtwheel's twheel_refresh() does, the deadline taken from
+ * CLOCK_MONOTONIC_COARSE as libevent takes its time; an earlier one is a
+ * TWHEEL_IOC_REARM.
  *
  * "twheel-ring" is "twheel-b256" with the file's expiry ring
  * (TWHEEL_SHARE_RING): expiries are taken from memory, with a read() only
@@ -47,6 +50,7 @@ struct tw {
 	struct twheel_ring *ring;	/* twheel-ring */
 	size_t ring_size;
 	bool single;			/* one ioctl per operation */
+	bool pick;			/* slot i in entry i + 1 (twheel-shm) */
 	unsigned int queued;
 	uint64_t errors;
 	int last_err;
@@ -57,15 +61,19 @@ const char *twheel_dev = "/dev/twheel";
 
 /*
  * The shared table, one entry per slot (entry 0 is never used), and with
- * @ring entries an expiry ring.
+ * @ring entries an expiry ring; with @pick the program picks the entries.
  */
-static int tw_share(struct tw *t, uint32_t capacity, uint32_t ring)
+static int tw_share(struct tw *t, uint32_t capacity, uint32_t ring, bool pick)
 {
 	struct twheel_share sh = { .slots = capacity + 1 };
 	void *table, *r;
 
+	if (pick) {
+		sh.flags = TWHEEL_SHARE_PICK_SLOTS;
+		t->pick = true;
+	}
 	if (ring) {
-		sh.flags = TWHEEL_SHARE_RING;
+		sh.flags |= TWHEEL_SHARE_RING;
 		sh.ring_entries = ring;
 	}
 	if (ioctl(t->fd, TWHEEL_IOC_SHARE, &sh))
@@ -122,9 +130,9 @@ static int tw_open(struct peer *p, uint32_t capacity)
 	/* twheel-bN and twheel-ring batch, even N = 1 (twheel-b1). */
 	t->single = p->batch <= 1 && strncmp(p->label, "twheel-b", 8);
 	if (p->ops == &twheel_shm_ops)
-		return tw_share(t, capacity, 0);
+		return tw_share(t, capacity, 0, true);
 	if (!strcmp(p->label, "twheel-ring"))
-		return tw_share(t, capacity, TW_RING);
+		return tw_share(t, capacity, TW_RING, false);
 	return 0;
 }
 
@@ -203,6 +211,10 @@ static int tw_arm(struct peer *p, uint32_t slot, uint64_t ns, bool abs)
 		a.cookie = slot;
 		a.expires = ns;
 		a.flags = abs ? TWHEEL_ARM_ABS : 0;
+		if (t->pick) {
+			a.flags |= TWHEEL_ARM_SLOT;
+			a.handle = slot + 1;
+		}
 		p->syscalls++;
 		if (ioctl(t->fd, TWHEEL_IOC_ARM, &a))
 			return tw_err(t, -errno);
@@ -212,6 +224,10 @@ static int tw_arm(struct peer *p, uint32_t slot, uint64_t ns, bool abs)
 	op = tw_op(p);
 	op->op = TWHEEL_OP_ARM;
 	op->flags = abs ? TWHEEL_ARM_ABS : 0;
+	if (t->pick) {
+		op->flags |= TWHEEL_ARM_SLOT;
+		op->handle = slot + 1;
+	}
 	op->cookie = slot;
 	op->expires = ns;
 	return tw_queued(p);
@@ -259,10 +275,11 @@ static uint64_t coarse_ns(void)
 static int tw_shm_rearm(struct peer *p, uint32_t slot, uint64_t ns)
 {
 	struct tw *t = p->priv;
-	uint64_t h = t->handle[slot], d = coarse_ns() + ns;
-	struct twheel_slot *e = &t->table[(uint32_t)h];
+	/* The connection's own entry: no handle looked up elsewhere. */
+	struct twheel_slot *e = &t->table[slot + 1];
+	uint64_t d = coarse_ns() + ns;
 
-	if (__atomic_load_n(&e->handle, __ATOMIC_ACQUIRE) == h &&
+	if (__atomic_load_n(&e->handle, __ATOMIC_ACQUIRE) &&
 	    d >= __atomic_load_n(&e->deadline, __ATOMIC_RELAXED)) {
 		__atomic_store_n(&e->deadline, d, __ATOMIC_RELEASE);
 		return 0;
