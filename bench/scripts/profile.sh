@@ -19,6 +19,7 @@
 #   WORKLOAD: b256 (twheel-b256 churn, 1k pending), b256-100k, single
 #   (twheel churn, one ioctl per operation, 1k pending), hot (one hot timer,
 #   twheel), hot-b1 (the same in batches of one), hot-timerfd,
+#   expiry-b256 and expiry-ring (the expiry workload, read() or the ring),
 #   kernel-twheel and kernel-timer_list (twheel_bench.ko's churn of that
 #   peer alone at 1M pending, its setup included).
 # Output: DIR (default build/profile)/report.txt and run/ (the guest's logs).
