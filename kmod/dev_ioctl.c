@@ -228,8 +228,8 @@ static int twdev_check_get(const struct twheel_op *op, struct twdev_req *req)
  *
  * Return: 0, or the errno the operation fails with: -EINVAL (unknown op,
  * flags, non-zero unused fields, bad CPU, period or picked slot, absolute
- * deadline past the clock's range), -ERANGE (deadline or period too far), -EPERM (CPU the
- * caller may not use).
+ * deadline past the clock's range), -ERANGE (deadline or period too far),
+ * -EPERM (CPU the caller may not use).
  */
 static int twdev_check_op(const struct twdev_file *tf,
 			  const struct twheel_op *op, u64 now,
