@@ -825,10 +825,16 @@ static void twdev_describe(struct twdev_file *tf, struct twdev_timeout *tdt,
 	bool queued;
 
 	xa_lock_bh(&tf->timeouts);
-	queued = xa_get_mark(&tf->timeouts, twdev_slot(tdt), TWDEV_READY) ||
-		 !twheel_pending(&tdt->tw);
 	/* A callback that files it again changes it (dev_share.c). */
 	deadline = READ_ONCE(tdt->deadline);
+	/*
+	 * Off its wheel with no record waiting, its callback is running: a
+	 * record is on its way only if its deadline has passed. A later one is
+	 * what the callback files it for next (a periodic timeout whose record
+	 * went into the ring, or a deadline the program pushed out).
+	 */
+	queued = xa_get_mark(&tf->timeouts, twdev_slot(tdt), TWDEV_READY) ||
+		 (!twheel_pending(&tdt->tw) && deadline <= now);
 	xa_unlock_bh(&tf->timeouts);
 	/*
 	 * Due at what the program stored, if later: a queued record of it
