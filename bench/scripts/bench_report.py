@@ -192,10 +192,42 @@ class Figures:
         self.churn = self.rearm = self.cancel = self.refresh = {}
         self.kchurn = self.kcancel = self.krearm = {}
         self.hot = best_hot(recs)
-        self.mem, self.acc, self.idle, self.two, self.ex = (
+        self.mem, self.acc, self.idle, self.two = (
             [r for r in recs if r["workload"] == w]
-            for w in ("memory", "accuracy", "idle", "twocpu", "expiry"))
+            for w in ("memory", "accuracy", "idle", "twocpu"))
+        self.ex = merged_expiry(recs)
         self.baseline = None
+
+
+# Figures of an expiry record per delivered expiry, and its counts.
+EXPIRY_PER = ("proc_cpu_ns_per_expiry", "system_cpu_ns_per_expiry", "syscalls_per_expiry")
+EXPIRY_SUMS = ("rounds", "delivered", "early", "duplicates", "errors", "stale", "window_s",
+               "twheel_hrtimer_fires")
+
+
+def merged_expiry(recs):
+    """Each peer's expiry records (its rounds) as one: counts added up, the
+    per-expiry figures over all of its deliveries."""
+    by = {}
+    for r in recs:
+        if r["workload"] != "expiry":
+            continue
+        m = by.get(r["peer"])
+        if m is None:
+            by[r["peer"]] = m = dict(r, rounds=0, delivered=0)
+            for k in EXPIRY_PER:
+                m[k] = 0.0
+            for k in EXPIRY_SUMS[2:]:
+                if k in m:
+                    m[k] = 0
+        n = r["delivered"]
+        for k in EXPIRY_PER:
+            m[k] = (m[k] * m["delivered"] + r[k] * n) / (m["delivered"] + n) if n else m[k]
+        m["rounds"] += r.get("rounds", 1)
+        for k in EXPIRY_SUMS[1:]:
+            if k in r and k in m:
+                m[k] += r[k]
+    return list(by.values())
 
 
 def best_hot(recs):
@@ -468,7 +500,7 @@ def quick_run(envs):
 # Each figure as a ratio to timerfd's in the same run, so that a busier host
 # in one of the two runs does not count as a change.
 def delivery_vs_timerfd(rs):
-    v = {r["peer"]: r["proc_cpu_ns_per_expiry"] for r in rs if r["workload"] == "expiry"}
+    v = {r["peer"]: r["proc_cpu_ns_per_expiry"] for r in merged_expiry(rs)}
     return v["twheel-b256"] / v["timerfd"] if v.get("twheel-b256") and v.get("timerfd") else None
 
 

@@ -40,9 +40,9 @@ for w in $PROFILE_WORKLOADS; do
 	hot-b1) prof "$w" "$TWB" hot --peer twheel-b1 --count 200000 ;;
 	hot-timerfd) prof "$w" "$TWB" hot --peer timerfd --count 200000 ;;
 	expiry-b256) prof "$w" "$TWB" expiry --peer twheel-b256 --count 20000 \
-		--spread 500 --rounds 5 ;;
+		--spread 500 --rounds 5 --pin 0 ;;
 	expiry-ring) prof "$w" "$TWB" expiry --peer twheel-ring --count 20000 \
-		--spread 500 --rounds 5 ;;
+		--spread 500 --rounds 5 --pin 0 ;;
 	kernel-twheel) prof "$w" insmod /lib/twheel/twheel_bench.ko peers=4 \
 		pending=1000000 reps=1 && rmmod twheel_bench ;;
 	kernel-timer_list) prof "$w" insmod /lib/twheel/twheel_bench.ko peers=1 \

@@ -4,7 +4,7 @@
  *
  *   twbench churn    --peer P --pending N [--ops M] [--time S]
  *   twbench suite    --peer P --pending N ...   (rearm, churn, cancel)
- *   twbench expiry   --peer P --count K [--spread MS] [--rounds R]
+ *   twbench expiry   --peer P --count K [--spread MS] [--rounds R] [--pin CPU]
  *   twbench accuracy --peer P[,P...] --count K [--spread MS] [--tag T]
  *   twbench memory   --peer P --pending N
  *   twbench idle     --peer P|none [--far] [--time S]
@@ -14,6 +14,9 @@
  * Peers: timerfd, posix, io_uring[-bN], twheel (one ioctl per operation),
  * twheel-bN (TWHEEL_IOC_BATCH with N operations), and for accuracy only
  * nanosleep (clock_nanosleep, the machine's own wake-up latency).
+ *
+ * --pin CPU runs the program on that CPU from the start, so that the
+ * timeouts it arms fire where it waits for them.
  *
  * Each measurement prints one JSON object on stdout; progress goes to
  * stderr. Every loop is bounded by an operation count and a time budget, so
@@ -58,6 +61,7 @@ struct opts {
 	int threads;
 	uint64_t seed;
 	const char *name;
+	int pin;
 };
 
 static struct opts o = {
@@ -69,6 +73,7 @@ static struct opts o = {
 	.tag = "light",
 	.threads = 1,
 	.seed = 0x9e3779b97f4a7c15ULL,
+	.pin = -1,
 };
 
 static void peer_init(struct peer *p, const char *label)
@@ -714,7 +719,7 @@ static void do_expiry(void)
 	for (r = 0; r < o.rounds; r++)
 		expiry_round(&p, &s, &rng);
 	d = s.delivered ? (double)s.delivered : 1;
-	json_begin("expiry", p.label);
+	json_begin(o.name ? o.name : "expiry", p.label);
 	common_fields(&p, o.count);
 	json_u64("rounds", o.rounds);
 	json_u64("delivered", s.delivered);
@@ -1070,7 +1075,7 @@ static void usage(void)
 {
 	fputs("usage: twbench churn|suite|expiry|accuracy|memory|idle|twocpu|hot|refresh\n"
 	      "  --peer P --pending N --ops M --time S --count K --spread MS --rounds R\n"
-	      "  --tag T --far --seed X --dev PATH --name WORKLOAD-NAME\n"
+	      "  --tag T --far --seed X --dev PATH --name WORKLOAD-NAME --pin CPU\n"
 	      "  accuracy takes a comma-separated list of peers, run at once\n", stderr);
 	exit(2);
 }
@@ -1116,6 +1121,8 @@ int main(int argc, char **argv)
 			twheel_dev = v;
 		else if (!strcmp(a, "--name"))
 			o.name = v;
+		else if (!strcmp(a, "--pin"))
+			o.pin = atoi(v);
 		else
 			usage();
 	}
@@ -1128,6 +1135,8 @@ int main(int argc, char **argv)
 	sigaddset(&set, SIGRTMIN + 1);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	raise_limits(o.pending + 65536 + o.count);
+	if (o.pin >= 0)
+		pin_cpu(o.pin);
 	if (!o.pending && (!strcmp(w, "churn") || !strcmp(w, "twocpu")))
 		o.pending = 0;
 	else if (!o.pending)
