@@ -43,6 +43,10 @@ for w in $PROFILE_WORKLOADS; do
 		--spread 500 --rounds 5 --pin 0 ;;
 	expiry-ring) prof "$w" "$TWB" expiry --peer twheel-ring --count 20000 \
 		--spread 500 --rounds 5 --pin 0 ;;
+	refresh-shm) prof "$w" "$TWB" refresh --peer twheel-shm --pending 1000 \
+		--ops 3000000 --time 10 ;;
+	refresh-common) prof "$w" "$TWB" refresh --peer libevent-common \
+		--pending 1000 --ops 3000000 --time 10 ;;
 	kernel-twheel) prof "$w" insmod /lib/twheel/twheel_bench.ko peers=4 \
 		pending=1000000 reps=1 && rmmod twheel_bench ;;
 	kernel-timer_list) prof "$w" insmod /lib/twheel/twheel_bench.ko peers=1 \

@@ -20,6 +20,8 @@
 #   (twheel churn, one ioctl per operation, 1k pending), hot (one hot timer,
 #   twheel), hot-b1 (the same in batches of one), hot-timerfd,
 #   expiry-b256 and expiry-ring (the expiry workload, read() or the ring),
+#   refresh-shm and refresh-common (3M refreshes at 1k pending, twheel-shm
+#   or libevent's common timeout),
 #   kernel-twheel and kernel-timer_list (twheel_bench.ko's churn of that
 #   peer alone at 1M pending, its setup included).
 # Output: DIR (default build/profile)/report.txt and run/ (the guest's logs).
