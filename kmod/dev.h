@@ -15,7 +15,6 @@
 #include <linux/compiler.h>
 #include <linux/kernel.h>
 #include <linux/ktime.h>
-#include <linux/llist.h>
 #include <linux/mutex.h>
 #include <linux/overflow.h>
 #include <linux/twheel.h>
@@ -46,7 +45,8 @@ struct vm_area_struct;
 
 /*
  * Kernel memory one timeout costs, for the default per-user limit: the
- * object (96 bytes) and its share of the xarray, rounded up. Other memory
+ * object (80 bytes, 88 with a period) and its share of the xarray, rounded
+ * up. Other memory
  * a user makes a file hold is charged as this many bytes per timeout.
  */
 #define TWDEV_TIMEOUT_COST	128UL
@@ -111,7 +111,8 @@ struct twdev_counters {
  * @read_cursor: slot at which read() looks for the next record (under @lock)
  * @share: the table shared with the program, or NULL (dev_share.c)
  * @ringed: timeouts whose last record went into the ring, dead but not
- *	freed yet: a callback adds them, tf->lock holders take them
+ *	freed yet, linked through their idle words (twdev_next_ringed()): a
+ *	callback adds them under the xa_lock, tf->lock holders take them
  *	(twdev_reap())
  * @counters: what TWHEEL_IOC_STATS reports
  */
@@ -132,13 +133,15 @@ struct twdev_file {
 	s64 ns_off[TW_NR_CLOCKS];
 	unsigned long read_cursor;
 	struct twdev_share *share;
-	struct llist_head ringed;
+	struct twdev_timeout *ringed;
 	struct twdev_counters counters;
 };
 
 /**
  * struct twdev_timeout - one timeout of an open file
- * @tw: the wheel's timeout
+ * @tw: the wheel's timeout; while it is idle, its word (tw_idle_word())
+ *	holds when the callback ran for a record that waits to be read
+ *	(twdev_expired()), or links a timeout on tf->ringed
  * @tf: the file that owns it
  * @handle: its handle while it is live: its slot in the lower half, its
  *	generation XORed with the file's key in the upper; just the slot (an
@@ -146,14 +149,15 @@ struct twdev_file {
  * @cookie: the caller's cookie (live timeouts)
  * @next_free: next timeout on the file's free list (dead timeouts)
  * @deadline: deadline of the current arming in its clock, in ns
- * @expired: when the callback ran for that arming (under the xa_lock)
- * @ringed: on tf->ringed, once its last record is in the ring
- * @period: 0 for a one-shot timeout, else the period in ns
  * @gen: the slot's latest generation; the next handle of the slot gets a
  *	higher one, and a slot whose generation is used up is retired
  * @cpu: CPU it was armed on, or TWHEEL_CPU_LOCAL
  * @flags: TWHEEL_ARM_FIXED_DELAY as armed (the clock is @tw's own, set
- *	when it was armed: twdev_clock())
+ *	when it was armed: twdev_clock()), and TWDEV_PERIODIC if it is the
+ *	head of a struct twdev_periodic
+ *
+ * Most timeouts are one-shots: the period of the others is kept out of
+ * line, in the longer struct twdev_periodic.
  */
 struct twdev_timeout {
 	struct twheel_timeout tw;
@@ -164,15 +168,60 @@ struct twdev_timeout {
 		struct twdev_timeout *next_free;
 	};
 	u64 deadline;
-	union {
-		u64 expired;
-		struct llist_node ringed;
-	};
-	u64 period;
 	u32 gen;
 	s16 cpu;
 	u16 flags;
 };
+
+/* tdt->flags: the timeout has room for a period (struct twdev_periodic). */
+#define TWDEV_PERIODIC		0x8000U
+
+/**
+ * struct twdev_periodic - a timeout with room for a period
+ * @t: the timeout, with TWDEV_PERIODIC in its flags
+ * @period: 0 for a one-shot, else the period in ns
+ *
+ * A dead one may serve a one-shot arm, a dead struct twdev_timeout never
+ * serves a periodic one: it gives its slot to one of these (dev_file.c).
+ */
+struct twdev_periodic {
+	struct twdev_timeout t;
+	u64 period;
+};
+
+/* The period of @tdt in ns, or 0 for a one-shot timeout. */
+static inline u64 twdev_period(const struct twdev_timeout *tdt)
+{
+	if (!(tdt->flags & TWDEV_PERIODIC))
+		return 0;
+	return container_of(tdt, struct twdev_periodic, t)->period;
+}
+
+/*
+ * When the callback of idle @tdt ran, for its record that waits to be read;
+ * set by the callback, read by a tf->lock holder, both under the xa_lock.
+ */
+static inline u64 twdev_expired(struct twdev_timeout *tdt)
+{
+	return *tw_idle_word(&tdt->tw);
+}
+
+static inline void twdev_set_expired(struct twdev_timeout *tdt, u64 expired)
+{
+	*tw_idle_word(&tdt->tw) = expired;
+}
+
+/* The timeout after @tdt on tf->ringed, or NULL; under the xa_lock. */
+static inline struct twdev_timeout *twdev_next_ringed(struct twdev_timeout *tdt)
+{
+	return (struct twdev_timeout *)(unsigned long)*tw_idle_word(&tdt->tw);
+}
+
+static inline void twdev_set_next_ringed(struct twdev_timeout *tdt,
+					 struct twdev_timeout *next)
+{
+	*tw_idle_word(&tdt->tw) = (unsigned long)next;
+}
 
 /**
  * struct twdev_req - one request, checked and in kernel terms

@@ -49,6 +49,11 @@
  * count against the per-file limit and is freed on close. A new slot is the
  * lowest free one, which keeps the xarray dense.
  *
+ * A periodic timeout needs 8 bytes more, for its period (struct
+ * twdev_periodic); one-shots, most timeouts, go without. A dead one-shot
+ * timeout taken for a periodic arm gives its slot to a longer one
+ * (twdev_fit()); a dead periodic one serves any arm.
+ *
  * A program whose shared table lets it pick the slots (TWHEEL_ARM_SLOT)
  * uses the table as an array of its own, one entry per connection, say:
  * there a dead timeout stays in its slot for the next arm of that slot,
@@ -68,7 +73,8 @@
  *
  * The xarray's own lock (taken with softirqs disabled; the callbacks run in
  * softirq context) guards what a callback changes: the READY marks,
- * tf->nr_queued and the timeout's @expired (see dev_read.c). The callback
+ * tf->nr_queued, tf->ringed and the idle word of the timeout, which holds
+ * its expiry time or its link on tf->ringed (see dev_read.c). The callback
  * never takes tf->lock, so twheel_cancel_sync() may be called with tf->lock
  * held, but never with the xa_lock held.
  *
@@ -188,6 +194,7 @@ static DEFINE_HASHTABLE(twdev_users, 6);
 static DEFINE_SPINLOCK(twdev_users_lock);
 
 static struct kmem_cache *twdev_timeout_cache;
+static struct kmem_cache *twdev_periodic_cache;
 
 /* The user record of @uid with one more reference, or NULL. */
 static struct twdev_user *twdev_user_get(kuid_t uid)
@@ -328,30 +335,95 @@ static void twdev_share_free(struct twdev_file *tf)
 	tf->share = NULL;
 }
 
-/* A new timeout for @tf's users, or -ENOSPC past a per-user limit. */
-static struct twdev_timeout *twdev_timeout_alloc(struct twdev_file *tf)
+/*
+ * A new timeout of @tf, with room for a period if @periodic, not counted
+ * against its users' limits; NULL if memory (or the memory cgroup) is out.
+ */
+static struct twdev_timeout *twdev_timeout_new(struct twdev_file *tf,
+					       bool periodic)
+{
+	struct twdev_periodic *tp;
+	struct twdev_timeout *tdt;
+
+	if (periodic) {
+		tp = kmem_cache_zalloc(twdev_periodic_cache, TWDEV_GFP);
+		tdt = tp ? &tp->t : NULL;
+	} else {
+		tdt = kmem_cache_zalloc(twdev_timeout_cache, TWDEV_GFP);
+	}
+	if (!tdt)
+		return NULL;
+	twheel_timeout_init(&tdt->tw, twdev_expire);
+	tw_set_queue(&tdt->tw, tf->users[0]->queue);
+	tdt->tf = tf;
+	if (periodic)
+		tdt->flags = TWDEV_PERIODIC;
+	return tdt;
+}
+
+static void twdev_timeout_delete(struct twdev_timeout *tdt)
+{
+	if (tdt->flags & TWDEV_PERIODIC)
+		kmem_cache_free(twdev_periodic_cache,
+				container_of(tdt, struct twdev_periodic, t));
+	else
+		kmem_cache_free(twdev_timeout_cache, tdt);
+}
+
+/*
+ * A new timeout for @tf's users, with room for a period if @periodic, or
+ * -ENOSPC past a per-user limit, or -ENOMEM.
+ */
+static struct twdev_timeout *twdev_timeout_alloc(struct twdev_file *tf,
+						 bool periodic)
 {
 	struct twdev_timeout *tdt;
 	int ret = twdev_charge(tf, 1);
 
 	if (ret)
 		return ERR_PTR(ret);
-	tdt = kmem_cache_zalloc(twdev_timeout_cache, TWDEV_GFP);
+	tdt = twdev_timeout_new(tf, periodic);
 	if (!tdt) {
 		twdev_uncharge(tf, 1);
 		return ERR_PTR(-ENOMEM);
 	}
-	twheel_timeout_init(&tdt->tw, twdev_expire);
-	tw_set_queue(&tdt->tw, tf->users[0]->queue);
-	tdt->tf = tf;
 	return tdt;
 }
 
 static void twdev_timeout_free(struct twdev_file *tf,
 			       struct twdev_timeout *tdt)
 {
-	kmem_cache_free(twdev_timeout_cache, tdt);
+	twdev_timeout_delete(tdt);
 	twdev_uncharge(tf, 1);
+}
+
+/*
+ * Dead @tdt, which has a slot, unless a periodic arm needs room for a
+ * period that @tdt has not: then a new timeout takes its place, with its
+ * slot, handle, generation and free list link and its charge to the users,
+ * and @tdt is freed. Caller holds tf->lock. Return: the timeout, or
+ * -ENOMEM with @tdt left as it was.
+ */
+static struct twdev_timeout *twdev_fit(struct twdev_file *tf,
+				       struct twdev_timeout *tdt, bool periodic)
+{
+	struct twdev_timeout *new;
+
+	if (!periodic || (tdt->flags & TWDEV_PERIODIC))
+		return tdt;
+	new = twdev_timeout_new(tf, true);
+	if (!new)
+		return ERR_PTR(-ENOMEM);
+	new->handle = tdt->handle;
+	new->next_free = tdt->next_free;
+	new->gen = tdt->gen;
+	/* The entry exists: storing over it allocates nothing. */
+	xa_lock_bh(&tf->timeouts);
+	WARN_ON_ONCE(xa_is_err(__xa_store(&tf->timeouts, twdev_slot(tdt), new,
+					  GFP_NOWAIT)));
+	xa_unlock_bh(&tf->timeouts);
+	twdev_timeout_delete(tdt);
+	return new;
 }
 
 /* Is @uid one of the users @tf charges already? */
@@ -454,14 +526,18 @@ void twdev_discard(struct twdev_file *tf, struct twdev_timeout *tdt)
 void twdev_reap(struct twdev_file *tf)
 {
 	struct twdev_timeout *tdt, *next;
-	struct llist_node *list;
 
 	lockdep_assert_held(&tf->lock);
-	/* Cheaper than the exchange, on every arm and look-up. */
-	if (llist_empty(&tf->ringed))
+	/* Cheaper than the lock, on every arm and look-up. */
+	if (!READ_ONCE(tf->ringed))
 		return;
-	list = llist_del_all(&tf->ringed);
-	llist_for_each_entry_safe(tdt, next, list, ringed) {
+	xa_lock_bh(&tf->timeouts);
+	tdt = tf->ringed;
+	WRITE_ONCE(tf->ringed, NULL);
+	xa_unlock_bh(&tf->timeouts);
+	for (; tdt; tdt = next) {
+		/* Before the timeout is armed again, which overwrites it. */
+		next = twdev_next_ringed(tdt);
 		twheel_cancel_sync(&tdt->tw);
 		twdev_kill(tf, tdt);
 	}
@@ -490,12 +566,13 @@ static bool twdev_take_spare(struct twdev_file *tf, struct twdev_timeout *tdt)
 }
 
 /*
- * A dead timeout with a slot: one from the free list, else a new one in the
- * lowest spare slot or the lowest free one. The free list is empty only
+ * A dead timeout with a slot, with room for a period if @periodic: one from
+ * the free list (twdev_fit()), else a new one in the lowest spare slot or
+ * the lowest free one. The free list is empty only
  * while every slot holding a timeout is live or retired; fewer than
  * max_pending are live. Caller holds tf->lock.
  */
-static struct twdev_timeout *twdev_take(struct twdev_file *tf)
+static struct twdev_timeout *twdev_take(struct twdev_file *tf, bool periodic)
 {
 	struct twdev_timeout *tdt = tf->free;
 	struct xa_limit limit = xa_limit_32b;
@@ -503,11 +580,14 @@ static struct twdev_timeout *twdev_take(struct twdev_file *tf)
 	int ret;
 
 	if (tdt) {
+		tdt = twdev_fit(tf, tdt, periodic);
+		if (IS_ERR(tdt))
+			return tdt;
 		tf->free = tdt->next_free;
 		WRITE_ONCE(tf->nr_free, tf->nr_free - 1);
 		return tdt;
 	}
-	tdt = twdev_timeout_alloc(tf);
+	tdt = twdev_timeout_alloc(tf, periodic);
 	if (IS_ERR(tdt) || twdev_take_spare(tf, tdt))
 		return tdt;
 	/* A file with a shared table has slots in it only. */
@@ -522,11 +602,13 @@ static struct twdev_timeout *twdev_take(struct twdev_file *tf)
 }
 
 /*
- * The dead timeout of @slot, which the program picked: the one the slot
- * keeps, else a new one put there. -EBUSY while the slot's timeout is live
+ * The dead timeout of @slot, which the program picked, with room for a
+ * period if @periodic: the one the slot keeps (twdev_fit()), else a new one
+ * put there. -EBUSY while the slot's timeout is live
  * or retired. Caller holds tf->lock.
  */
-static struct twdev_timeout *twdev_take_slot(struct twdev_file *tf, u32 slot)
+static struct twdev_timeout *twdev_take_slot(struct twdev_file *tf, u32 slot,
+					     bool periodic)
 {
 	struct twdev_timeout *tdt;
 	int ret;
@@ -543,9 +625,9 @@ static struct twdev_timeout *twdev_take_slot(struct twdev_file *tf, u32 slot)
 	if (tdt) {
 		if (upper_32_bits(tdt->handle) || tdt->gen >= TWDEV_GEN_LAST)
 			return ERR_PTR(-EBUSY);
-		return tdt;
+		return twdev_fit(tf, tdt, periodic);
 	}
-	tdt = twdev_timeout_alloc(tf);
+	tdt = twdev_timeout_alloc(tf, periodic);
 	if (IS_ERR(tdt))
 		return tdt;
 	ret = xa_insert_bh(&tf->timeouts, slot, tdt, TWDEV_GFP);
@@ -603,14 +685,18 @@ int twdev_arm(struct twdev_file *tf, const struct twdev_req *req,
 	twdev_reap(tf);
 	if (tf->nr_live >= tf->max_pending)
 		return -ENOSPC;
-	tdt = req->slot ? twdev_take_slot(tf, req->slot) : twdev_take(tf);
+	tdt = req->slot ? twdev_take_slot(tf, req->slot, req->period) :
+			  twdev_take(tf, req->period);
 	if (IS_ERR(tdt))
 		return PTR_ERR(tdt);
 	tdt->cookie = req->cookie;
 	tdt->deadline = req->deadline;
-	tdt->period = req->period;
 	tdt->cpu = req->cpu;
-	tdt->flags = req->flags;
+	tdt->flags = req->flags | (tdt->flags & TWDEV_PERIODIC);
+	/* twdev_take() gave it room for a period if it has one. */
+	if (tdt->flags & TWDEV_PERIODIC)
+		container_of(tdt, struct twdev_periodic, t)->period =
+			req->period;
 	tw_set_clock(&tdt->tw, req->clock);
 	twdev_new_handle(tf, tdt);
 	twdev_share_set(tdt);
@@ -850,18 +936,18 @@ static void twdev_describe(struct twdev_file *tf, struct twdev_timeout *tdt,
 	out->cookie = tdt->cookie;
 	out->deadline = twdev_to_user_time(tf, twdev_clock(tdt), deadline);
 	out->remaining = deadline > now ? deadline - now : 0;
-	out->period = tdt->period;
+	out->period = twdev_period(tdt);
 	out->state = queued ? TWHEEL_STATE_QUEUED : TWHEEL_STATE_ARMED;
-	out->flags = tdt->flags;
+	out->flags = tdt->flags & TWHEEL_ARM_FIXED_DELAY;
 	if (twdev_clock(tdt) == TW_CLOCK_BOOT)
 		out->flags |= TWHEEL_ARM_BOOTTIME;
 	if (tdt->cpu != TWHEEL_CPU_LOCAL) {
 		out->flags |= TWHEEL_ARM_CPU;
 		out->cpu = tdt->cpu;
 	}
-	if (queued && tdt->period && !(tdt->flags & TWHEEL_ARM_FIXED_DELAY) &&
+	if (queued && out->period && !(tdt->flags & TWHEEL_ARM_FIXED_DELAY) &&
 	    now > deadline)
-		out->overrun = div64_u64(now - deadline, tdt->period);
+		out->overrun = div64_u64(now - deadline, out->period);
 }
 
 /**
@@ -885,6 +971,7 @@ int twdev_query(struct twdev_file *tf, u64 handle, u64 now,
 	twdev_describe(tf, tdt, now, out);
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(twdev_query);
 
 /**
  * twdev_list() - describe the live timeouts from a slot on
@@ -979,7 +1066,6 @@ struct twdev_file *twdev_file_new(void)
 	xa_init_flags(&tf->timeouts, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_BH |
 		      XA_FLAGS_ACCOUNT);
 	init_waitqueue_head(&tf->wqh);
-	init_llist_head(&tf->ringed);
 	twheel_timeout_init(&tf->waker, twdev_wake);
 	tw_set_queue(&tf->waker, tf->users[0]->queue);
 	tf->max_pending = max_pending;
@@ -1093,9 +1179,10 @@ void twdev_show_fdinfo(struct seq_file *m, struct file *file)
 }
 
 /**
- * twdev_file_init() - create the timeout cache
+ * twdev_file_init() - create the timeout caches
  *
- * The cache is SLAB_ACCOUNT: every timeout is charged to the memory cgroup
+ * One for one-shot timeouts, one for those with room for a period. The
+ * caches are SLAB_ACCOUNT: every timeout is charged to the memory cgroup
  * of the task whose arm allocated it. A per-user limit left at 0 is set to
  * its default, a share of the machine's RAM.
  *
@@ -1107,15 +1194,23 @@ int twdev_file_init(void)
 		max_user_timeouts = totalram_pages() / TWDEV_USER_RAM_DIVISOR *
 				    PAGE_SIZE / TWDEV_TIMEOUT_COST;
 	twdev_timeout_cache = KMEM_CACHE(twdev_timeout, SLAB_ACCOUNT);
-	return twdev_timeout_cache ? 0 : -ENOMEM;
+	if (!twdev_timeout_cache)
+		return -ENOMEM;
+	twdev_periodic_cache = KMEM_CACHE(twdev_periodic, SLAB_ACCOUNT);
+	if (!twdev_periodic_cache) {
+		kmem_cache_destroy(twdev_timeout_cache);
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 /**
- * twdev_file_exit() - destroy the timeout cache
+ * twdev_file_exit() - destroy the timeout caches
  *
  * No file is open any more.
  */
 void twdev_file_exit(void)
 {
+	kmem_cache_destroy(twdev_periodic_cache);
 	kmem_cache_destroy(twdev_timeout_cache);
 }

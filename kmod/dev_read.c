@@ -26,8 +26,8 @@
  * Blocking readers wait exclusively: a wake-up gets one of them going, and a
  * reader that leaves records behind wakes the next.
  *
- * Locking: the xa_lock guards the READY marks, tf->nr_queued and each
- * timeout's @expired; only tf->lock holders clear marks and lower
+ * Locking: the xa_lock guards the READY marks, tf->nr_queued, tf->ringed
+ * and the idle word of each timeout (twdev_expired()); only tf->lock holders clear marks and lower
  * nr_queued, so a tf->lock holder that reads nr_queued as 0 knows that no
  * timeout whose callback it has waited for has a record queued. See
  * dev_file.c for the rest.
@@ -110,7 +110,7 @@ void twdev_expire(struct twheel_timeout *t)
 	twdev_count_fired(&tf->counters, now > tdt->deadline ?
 				       now - tdt->deadline : 0);
 	if (!twdev_ring_record(tf, tdt, now, &next)) {
-		tdt->expired = now;
+		twdev_set_expired(tdt, now);
 		__xa_set_mark(&tf->timeouts, twdev_slot(tdt), TWDEV_READY);
 		twdev_set_queued(tf, tf->nr_queued + 1);
 	}
@@ -174,14 +174,14 @@ void twdev_unqueue(struct twdev_file *tf, struct twdev_timeout *tdt)
 static void twdev_fill_next(struct twdev_timeout *tdt, u64 now,
 			    struct twdev_record *rec)
 {
-	u64 late, rem;
+	u64 period = twdev_period(tdt), late, rem;
 
 	if (tdt->flags & TWHEEL_ARM_FIXED_DELAY) {
-		rec->next = now + tdt->period;
+		rec->next = now + period;
 	} else {
 		late = now > tdt->deadline ? now - tdt->deadline : 0;
-		rec->ev.overrun = div64_u64_rem(late, tdt->period, &rem);
-		rec->next = now + tdt->period - rem;
+		rec->ev.overrun = div64_u64_rem(late, period, &rem);
+		rec->next = now + period - rem;
 	}
 	if (tw_check_deadline(rec->next, now))
 		rec->ev.flags |= TWHEEL_EV_STOPPED;
@@ -208,9 +208,9 @@ void twdev_fill_record(struct twdev_timeout *tdt, u64 expired, u64 now,
 	rec->ev.deadline = twdev_to_user_time(tdt->tf, clock, tdt->deadline);
 	rec->ev.expired = twdev_to_user_time(tdt->tf, clock, expired);
 	rec->ev.overrun = 0;
-	rec->ev.flags = tdt->period ? TWHEEL_EV_PERIODIC : 0;
+	rec->ev.flags = twdev_period(tdt) ? TWHEEL_EV_PERIODIC : 0;
 	rec->ev.reserved = 0;
-	if (tdt->period)
+	if (twdev_period(tdt))
 		twdev_fill_next(tdt, now, rec);
 }
 EXPORT_SYMBOL_IF_KUNIT(twdev_fill_record);
@@ -236,9 +236,10 @@ static bool twdev_ring_record(struct twdev_file *tf,
 	if (!twdev_ring_put(tf, &rec.ev))
 		return false;
 	tf->counters.ring_overruns += rec.ev.overrun;
-	if (!tdt->period || (rec.ev.flags & TWHEEL_EV_STOPPED)) {
+	if (!twdev_period(tdt) || (rec.ev.flags & TWHEEL_EV_STOPPED)) {
 		twdev_share_clear(tdt);
-		llist_add(&tdt->ringed, &tf->ringed);
+		twdev_set_next_ringed(tdt, tf->ringed);
+		WRITE_ONCE(tf->ringed, tdt);
 		return true;
 	}
 	WRITE_ONCE(tdt->deadline, rec.next);
@@ -280,7 +281,7 @@ static bool twdev_peek(struct twdev_file *tf, struct twdev_pass *pass,
 			      TWDEV_READY);
 	}
 	if (tdt)
-		expired = tdt->expired;
+		expired = twdev_expired(tdt);
 	xa_unlock_bh(&tf->timeouts);
 	if (!tdt)
 		return false;
@@ -313,7 +314,7 @@ static void twdev_consume(struct twdev_file *tf, struct twdev_record *rec)
 
 	tf->read_cursor = twdev_slot(tdt) + 1;
 	tf->counters.overruns += rec->ev.overrun;
-	if (!tdt->period || (rec->ev.flags & TWHEEL_EV_STOPPED)) {
+	if (!twdev_period(tdt) || (rec->ev.flags & TWHEEL_EV_STOPPED)) {
 		/* Its callback may not have returned yet. */
 		twheel_cancel_sync(&tdt->tw);
 		twdev_discard(tf, tdt);

@@ -112,6 +112,24 @@ static inline u64 tw_clock_from_mono(u64 mono_ns, enum tw_clock clock)
 }
 
 /**
+ * tw_idle_word() - the word an idle timeout lends its owner
+ * @t: a timeout that is not pending: between the start of its callback (or
+ *	its initialisation) and its next arm
+ *
+ * The wheel reads a timeout's expiry tick only while the timeout is pending
+ * and when it takes it off to run its callback; a cancel, a shutdown or an
+ * arm that skips an idle timeout (TWHEEL_MOD_PENDING_ONLY) leaves it alone.
+ * In between, the owner may keep a value of its own there. The next arm
+ * overwrites it.
+ *
+ * Return: the word.
+ */
+static inline u64 *tw_idle_word(struct twheel_timeout *t)
+{
+	return &t->expires;
+}
+
+/**
  * struct tw_stats - per-CPU counters for debugfs; nothing reads them back
  * @armed: arms of idle timeouts
  * @rearmed: arms of pending timeouts (moved to a new expiry)

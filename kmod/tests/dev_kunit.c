@@ -3,12 +3,14 @@
  * dev_kunit.c - KUnit suite of the device layer's internals
  *	(twheel_dev_kunit.ko)
  *
- * twheel_dev: what userspace cannot reach in reasonable time: a slot that
- * runs out of generations is retired and no handle repeats, a hot slot
- * given back does not make other slots retire early, and a periodic
+ * twheel_dev: what userspace cannot reach in reasonable time or see: a
+ * slot that runs out of generations is retired and no handle repeats, a hot
+ * slot given back does not make other slots retire early, a periodic
  * timeout whose next deadline is past the clock's range stops with
- * TWHEEL_EV_STOPPED. Files are made with twdev_file_new() and driven with
- * checked requests, as dev_ioctl.c does; only the test thread touches them.
+ * TWHEEL_EV_STOPPED, and a periodic arm that takes a dead one-shot timeout
+ * moves its slot to a timeout with room for the period. Files are made with
+ * twdev_file_new() and driven with checked requests, as dev_ioctl.c does;
+ * only the test thread touches them.
  */
 #include <kunit/test.h>
 #include <linux/ktime.h>
@@ -34,13 +36,18 @@ static struct twdev_file *new_file(struct kunit *test)
 	return tf;
 }
 
-/* Arm a one-shot timeout an hour away; returns its handle. */
-static u64 arm_far(struct kunit *test, struct twdev_file *tf)
+/*
+ * Arm a timeout an hour away, one-shot or with @period; returns its
+ * handle.
+ */
+static u64 arm_far_every(struct kunit *test, struct twdev_file *tf,
+			 u64 period)
 {
 	u64 now = ktime_get_ns(), handle = 0;
 	struct twdev_req req = {
 		.op = TWHEEL_OP_ARM,
 		.deadline = now + 3600 * NSEC_PER_SEC,
+		.period = period,
 		.mono_now = now,
 		.now = now,
 		.clock = TW_CLOCK_MONO,
@@ -51,6 +58,22 @@ static u64 arm_far(struct kunit *test, struct twdev_file *tf)
 	KUNIT_EXPECT_EQ(test, twdev_arm(tf, &req, &handle), 0);
 	mutex_unlock(&tf->lock);
 	return handle;
+}
+
+static u64 arm_far(struct kunit *test, struct twdev_file *tf)
+{
+	return arm_far_every(test, tf, 0);
+}
+
+/* The period GET reports for @handle, which must be live. */
+static u64 period_of(struct kunit *test, struct twdev_file *tf, u64 handle)
+{
+	struct twheel_get get;
+
+	mutex_lock(&tf->lock);
+	KUNIT_EXPECT_EQ(test, twdev_query(tf, handle, ktime_get_ns(), &get), 0);
+	mutex_unlock(&tf->lock);
+	return get.period;
 }
 
 static int cancel(struct twdev_file *tf, u64 handle)
@@ -120,26 +143,68 @@ static void dev_files_have_their_own_handles(struct kunit *test)
  */
 static void dev_periodic_stops_at_clock_end(struct kunit *test)
 {
-	struct twdev_timeout tdt = {
-		.tf = new_file(test),
-		.deadline = 1000,
+	struct twdev_periodic tp = {
+		.t = {
+			.tf = new_file(test),
+			.deadline = 1000,
+			.flags = TWDEV_PERIODIC,
+		},
 		.period = NSEC_PER_SEC,
 	};
+	struct twdev_timeout *tdt = &tp.t;
 	struct twdev_record rec;
 
-	twdev_fill_record(&tdt, 1000, 2000, &rec);
+	twdev_fill_record(tdt, 1000, 2000, &rec);
 	KUNIT_EXPECT_EQ(test, rec.ev.flags, TWHEEL_EV_PERIODIC);
 	KUNIT_EXPECT_EQ(test, rec.next, 1000 + NSEC_PER_SEC);
 
-	tdt.deadline = KTIME_MAX - 10;
-	twdev_fill_record(&tdt, KTIME_MAX - 5, KTIME_MAX - 5, &rec);
+	tdt->deadline = KTIME_MAX - 10;
+	twdev_fill_record(tdt, KTIME_MAX - 5, KTIME_MAX - 5, &rec);
 	KUNIT_EXPECT_EQ(test, rec.ev.flags,
 			TWHEEL_EV_PERIODIC | TWHEEL_EV_STOPPED);
 
-	tdt.flags = TWHEEL_ARM_FIXED_DELAY;
-	twdev_fill_record(&tdt, KTIME_MAX - 5, KTIME_MAX - 5, &rec);
+	tdt->flags |= TWHEEL_ARM_FIXED_DELAY;
+	twdev_fill_record(tdt, KTIME_MAX - 5, KTIME_MAX - 5, &rec);
 	KUNIT_EXPECT_EQ(test, rec.ev.flags,
 			TWHEEL_EV_PERIODIC | TWHEEL_EV_STOPPED);
+}
+
+/*
+ * A dead one-shot timeout taken by a periodic arm gives its slot to one with
+ * room for the period: same slot, next generation, the old handle dead.
+ * That one then serves a one-shot arm as it is, with no period. (A charge
+ * to the user that moved wrong would show when the file is freed: a user
+ * record goes with a count of 0 or it warns.)
+ */
+static void dev_periodic_arm_moves_the_slot(struct kunit *test)
+{
+	struct twdev_file *tf = new_file(test);
+	struct twdev_timeout *tdt;
+	u64 one, every, again;
+
+	one = arm_far(test, tf);
+	KUNIT_ASSERT_EQ(test, cancel(tf, one), 0);
+	tdt = xa_load(&tf->timeouts, lower_32_bits(one));
+	KUNIT_ASSERT_NOT_NULL(test, tdt);
+	KUNIT_EXPECT_FALSE(test, tdt->flags & TWDEV_PERIODIC);
+
+	every = arm_far_every(test, tf, NSEC_PER_SEC);
+	KUNIT_EXPECT_EQ(test, lower_32_bits(every), lower_32_bits(one));
+	KUNIT_EXPECT_NE(test, every, one);
+	tdt = xa_load(&tf->timeouts, lower_32_bits(every));
+	KUNIT_ASSERT_NOT_NULL(test, tdt);
+	KUNIT_EXPECT_TRUE(test, tdt->flags & TWDEV_PERIODIC);
+	KUNIT_EXPECT_EQ(test, period_of(test, tf, every), NSEC_PER_SEC);
+	KUNIT_EXPECT_EQ(test, tf->nr_free, 0U);
+	KUNIT_EXPECT_EQ(test, cancel(tf, one), -ENOENT);
+	KUNIT_ASSERT_EQ(test, cancel(tf, every), 0);
+
+	again = arm_far(test, tf);
+	KUNIT_EXPECT_EQ(test, lower_32_bits(again), lower_32_bits(one));
+	KUNIT_EXPECT_PTR_EQ(test, xa_load(&tf->timeouts, lower_32_bits(again)),
+			    (void *)tdt);
+	KUNIT_EXPECT_EQ(test, period_of(test, tf, again), 0ULL);
+	KUNIT_EXPECT_EQ(test, cancel(tf, again), 0);
 }
 
 /*
@@ -253,6 +318,7 @@ static struct kunit_case dev_cases[] = {
 	KUNIT_CASE(dev_slot_retires_when_generations_run_out),
 	KUNIT_CASE(dev_files_have_their_own_handles),
 	KUNIT_CASE(dev_periodic_stops_at_clock_end),
+	KUNIT_CASE(dev_periodic_arm_moves_the_slot),
 	KUNIT_CASE(dev_time_namespace_offsets),
 	KUNIT_CASE(dev_given_back_slots_get_new_handles),
 	KUNIT_CASE(dev_hot_slot_given_back_no_ratchet),
