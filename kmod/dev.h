@@ -46,8 +46,8 @@ struct vm_area_struct;
 /*
  * Kernel memory one timeout costs, for the default per-user limit: the
  * object (80 bytes, 88 with a period) and its share of the xarray, rounded
- * up. Other memory
- * a user makes a file hold is charged as this many bytes per timeout.
+ * up. Other memory a user makes a file hold is charged as this many bytes
+ * per timeout.
  */
 #define TWDEV_TIMEOUT_COST	128UL
 

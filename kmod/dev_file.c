@@ -568,9 +568,9 @@ static bool twdev_take_spare(struct twdev_file *tf, struct twdev_timeout *tdt)
 /*
  * A dead timeout with a slot, with room for a period if @periodic: one from
  * the free list (twdev_fit()), else a new one in the lowest spare slot or
- * the lowest free one. The free list is empty only
- * while every slot holding a timeout is live or retired; fewer than
- * max_pending are live. Caller holds tf->lock.
+ * the lowest free one. The free list is empty only while every slot holding
+ * a timeout is live or retired; fewer than max_pending are live. Caller
+ * holds tf->lock.
  */
 static struct twdev_timeout *twdev_take(struct twdev_file *tf, bool periodic)
 {
@@ -604,8 +604,8 @@ static struct twdev_timeout *twdev_take(struct twdev_file *tf, bool periodic)
 /*
  * The dead timeout of @slot, which the program picked, with room for a
  * period if @periodic: the one the slot keeps (twdev_fit()), else a new one
- * put there. -EBUSY while the slot's timeout is live
- * or retired. Caller holds tf->lock.
+ * put there. -EBUSY while the slot's timeout is live or retired. Caller
+ * holds tf->lock.
  */
 static struct twdev_timeout *twdev_take_slot(struct twdev_file *tf, u32 slot,
 					     bool periodic)
